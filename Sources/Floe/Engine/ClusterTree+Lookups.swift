@@ -1,0 +1,68 @@
+extension ClusterTree {
+    /// The leaf holding `key` and the key's row in it.
+    static func find(_ key: Int64, in root: NodeRef<ClusterNode>?) throws(FloeError) -> (leaf: ClusterNode, row: Int)? {
+        guard var node = try root?.load() else { return nil }
+        while !node.isLeaf {
+            node = try node.children[childIndex(for: key, in: node.keys)].load()
+        }
+        guard let row = binarySearch(node.keys, key) else { return nil }
+        return (node, row)
+    }
+
+    /// The key of the object at `position` in key order.
+    static func key(at position: Int, in root: NodeRef<ClusterNode>?) throws(FloeError) -> (leaf: ClusterNode, row: Int)? {
+        guard var node = try root?.load(), position >= 0 else { return nil }
+        var remaining = position
+        while !node.isLeaf {
+            var index = 0
+            while index < node.counts.count && remaining >= node.counts[index] {
+                remaining -= node.counts[index]
+                index += 1
+            }
+            guard index < node.children.count else { return nil }
+            node = try node.children[index].load()
+        }
+        return remaining < node.keys.count ? (node, remaining) : nil
+    }
+
+    /// Visits every leaf in key order; `body` returns false to stop.
+    static func forEachLeaf(in root: NodeRef<ClusterNode>?, _ body: (ClusterNode) throws(FloeError) -> Bool) throws(FloeError) {
+        guard let root else { return }
+        _ = try visitLeaves(root, body)
+    }
+
+    private static func visitLeaves(_ ref: NodeRef<ClusterNode>, _ body: (ClusterNode) throws(FloeError) -> Bool) throws(FloeError) -> Bool {
+        let node = try ref.load()
+        if node.isLeaf { return try body(node) }
+        for child in node.children where !(try visitLeaves(child, body)) { return false }
+        return true
+    }
+
+    /// The child of an inner node whose key range holds `key`.
+    @inline(__always)
+    static func childIndex(for key: Int64, in firstKeys: [Int64]) -> Int {
+        // The last child whose first key is <= key (or the first child).
+        var low = 0, high = firstKeys.count
+        while low < high {
+            let middle = (low + high) >> 1
+            if firstKeys[middle] <= key { low = middle + 1 } else { high = middle }
+        }
+        return max(low - 1, 0)
+    }
+
+    @inline(__always)
+    static func binarySearch(_ keys: [Int64], _ key: Int64) -> Int? {
+        let index = lowerBound(keys, key)
+        return index < keys.count && keys[index] == key ? index : nil
+    }
+
+    @inline(__always)
+    static func lowerBound(_ keys: [Int64], _ key: Int64) -> Int {
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) >> 1
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

@@ -1,0 +1,119 @@
+/// The payload encoding of a column's values, shared by table leaves and collection leaves.
+///
+/// ```
+/// u8 layout, u8 element type, u8 nullable, u8 zero, u32 count
+/// [null bitmap, one bit per row, when nullable]
+/// words:       count (pairs: 2 × count) little-endian u64
+/// strings:     per row u32 length + UTF-8 bytes
+/// binaries:    per row u32 length + bytes
+/// values:      per row one tagged value (see `encodeValue`)
+/// collections: nothing; the node's child refs hold one root per row (0: empty)
+/// ```
+extension ColumnStorage {
+    func encode(into writer: inout ByteWriter) {
+        writer.append(layout.rawValue)
+        writer.append(type.rawValue)
+        writer.append(UInt8(nulls == nil ? 0 : 1))
+        writer.append(UInt8(0))
+        writer.append(UInt32(count))
+        if let nulls { writer.appendBits(nulls) }
+        switch layout {
+        case .words, .pairs: writer.appendWords(words)
+        case .strings: for string in strings { writer.appendString(string) }
+        case .binaries:
+            for bytes in binaries {
+                writer.append(UInt32(bytes.count))
+                writer.append(bytes)
+            }
+        case .values: for value in values { Self.encodeValue(value, into: &writer) }
+        case .collections: break
+        }
+    }
+
+    /// Decodes a column; `children` are the node's child refs (for collection columns).
+    static func decode(from reader: inout ByteReader, children: ArraySlice<UInt64>, source: StorageFile?) throws(DecodeFailure) -> ColumnStorage {
+        do {
+            guard let layout = Layout(rawValue: try reader.read(UInt8.self)) else { throw DecodeFailure("unknown column layout") }
+            guard let type = ColumnType(rawValue: try reader.read(UInt8.self)) else { throw DecodeFailure("unknown column type") }
+            let nullable = try reader.read(UInt8.self) != 0
+            _ = try reader.read(UInt8.self)
+            let count = Int(try reader.read(UInt32.self))
+            guard count <= reader.bytes.count * 8 + children.count else { throw DecodeFailure("column count \(count) is impossible") }
+            var storage = ColumnStorage(layout: layout, type: type, nullable: false)
+            if nullable { storage.nulls = try reader.readBits(count) }
+            switch layout {
+            case .words: storage.words = try reader.readWords(count)
+            case .pairs: storage.words = try reader.readWords(2 * count)
+            case .strings:
+                storage.strings.reserveCapacity(count)
+                for _ in 0..<count { storage.strings.append(try reader.readString()) }
+            case .binaries:
+                storage.binaries.reserveCapacity(count)
+                for _ in 0..<count {
+                    let length = Int(try reader.read(UInt32.self))
+                    storage.binaries.append(try reader.readBytes(length))
+                }
+            case .values:
+                storage.values.reserveCapacity(count)
+                for _ in 0..<count { storage.values.append(try decodeValue(from: &reader)) }
+            case .collections:
+                guard children.count == count else { throw DecodeFailure("collection column has \(children.count) roots for \(count) rows") }
+                guard let source else { throw DecodeFailure("collection column without a file") }
+                storage.collections = children.map { $0 == 0 ? nil : NodeRef<CollectionNode>(offset: $0, source: source) }
+            }
+            storage.count = count
+            return storage
+        } catch let truncated as ByteReader.Truncated {
+            throw DecodeFailure("column data ends early (needed \(truncated.needed) bytes, \(truncated.available) left)")
+        } catch let failure as DecodeFailure {
+            throw failure
+        } catch {
+            throw DecodeFailure("\(error)")
+        }
+    }
+
+    static func encodeValue(_ value: Value, into writer: inout ByteWriter) {
+        switch value {
+        case .null: writer.append(UInt8(0))
+        case .bool(let flag): writer.append(UInt8(1)); writer.append(UInt8(flag ? 1 : 0))
+        case .int(let int): writer.append(UInt8(2)); writer.append(int)
+        case .float(let float): writer.append(UInt8(3)); writer.append(float.bitPattern)
+        case .double(let double): writer.append(UInt8(4)); writer.append(double.bitPattern)
+        case .string(let string): writer.append(UInt8(5)); writer.appendString(string)
+        case .binary(let bytes): writer.append(UInt8(6)); writer.append(UInt32(bytes.count)); writer.append(bytes)
+        case .timestamp(let seconds): writer.append(UInt8(7)); writer.append(seconds.bitPattern)
+        case .decimal128(let word): writer.append(UInt8(8)); writer.append(word.high); writer.append(word.low)
+        case .objectId(let word): writer.append(UInt8(9)); writer.append(word.high); writer.append(word.low)
+        case .uuid(let word): writer.append(UInt8(10)); writer.append(word.high); writer.append(word.low)
+        case .link(let key): writer.append(UInt8(11)); writer.append(key)
+        case .typedLink(let table, let key): writer.append(UInt8(12)); writer.appendString(table); writer.append(key)
+        }
+    }
+
+    static func decodeValue(from reader: inout ByteReader) throws -> Value {
+        let tag = try reader.read(UInt8.self)
+        switch tag {
+        case 0: return .null
+        case 1: return .bool(try reader.read(UInt8.self) != 0)
+        case 2: return .int(try reader.read(Int64.self))
+        case 3: return .float(Float(bitPattern: try reader.read(UInt32.self)))
+        case 4: return .double(Double(bitPattern: try reader.read(UInt64.self)))
+        case 5: return .string(try reader.readString())
+        case 6: return .binary(try reader.readBytes(Int(try reader.read(UInt32.self))))
+        case 7: return .timestamp(Double(bitPattern: try reader.read(UInt64.self)))
+        case 8: return .decimal128(Word128(high: try reader.read(UInt64.self), low: try reader.read(UInt64.self)))
+        case 9: return .objectId(Word128(high: try reader.read(UInt64.self), low: try reader.read(UInt64.self)))
+        case 10: return .uuid(Word128(high: try reader.read(UInt64.self), low: try reader.read(UInt64.self)))
+        case 11: return .link(try reader.read(Int64.self))
+        case 12: return .typedLink(table: try reader.readString(), key: try reader.read(Int64.self))
+        default: throw DecodeFailure("unknown value tag \(tag)")
+        }
+    }
+}
+
+/// Why a node's payload could not be decoded; turned into ``FloeError/corruptFile(path:offset:detail:)``
+/// with the node's offset by the caller.
+struct DecodeFailure: Error {
+    let detail: String
+    init(_ detail: String) { self.detail = detail }
+}

@@ -1,0 +1,205 @@
+/// One column's values for the rows of one leaf, as a typed contiguous array.
+///
+/// Only the array that matches `layout` is used; the others stay empty (and so cost no
+/// allocation). Fixed-width values are raw 64-bit words so that scans and aggregates run
+/// over contiguous memory.
+struct ColumnStorage {
+    enum Layout: UInt8 {
+        /// bool, int, float, double, timestamp, link: one word per row.
+        case words = 1
+        /// decimal128, objectId, uuid: two words per row (high, low).
+        case pairs
+        case strings
+        case binaries
+        /// mixed: one ``Value`` per row.
+        case values
+        /// list, set and map columns: one collection root per row (nil: empty).
+        case collections
+
+        init(elementType: ColumnType) {
+            switch elementType {
+            case .bool, .int, .float, .double, .timestamp, .link: self = .words
+            case .decimal128, .objectId, .uuid: self = .pairs
+            case .string: self = .strings
+            case .binary: self = .binaries
+            case .mixed: self = .values
+            }
+        }
+    }
+
+    let layout: Layout
+    /// The type of the values (for collections: of the elements).
+    let type: ColumnType
+    var words: [UInt64] = []
+    var strings: [String] = []
+    var binaries: [[UInt8]] = []
+    var values: [Value] = []
+    var collections: [NodeRef<CollectionNode>?] = []
+    /// Per-row null flags; nil when the column cannot hold null.
+    var nulls: [Bool]?
+    var count = 0
+
+    init(layout: Layout, type: ColumnType, nullable: Bool) {
+        self.layout = layout
+        self.type = type
+        nulls = nullable && layout != .values && layout != .collections ? [] : nil
+    }
+
+    init(elementType: ColumnType, nullable: Bool) {
+        self.init(layout: Layout(elementType: elementType), type: elementType, nullable: nullable)
+    }
+
+    // MARK: Reading
+
+    func isNull(at index: Int) -> Bool {
+        if let nulls { return nulls[index] }
+        if layout == .values { return values[index] == .null }
+        return false
+    }
+
+    func value(at index: Int) -> Value {
+        if let nulls, nulls[index] { return .null }
+        switch layout {
+        case .words: return Self.decodeWord(words[index], type: type)
+        case .pairs: return Self.decodePair(Word128(high: words[2 * index], low: words[2 * index + 1]), type: type)
+        case .strings: return .string(strings[index])
+        case .binaries: return .binary(binaries[index])
+        case .values: return values[index]
+        case .collections: preconditionFailure("a collection column has no single value at row \(index)")
+        }
+    }
+
+    @inline(__always)
+    func int(at index: Int) -> Int64 { Int64(bitPattern: words[index]) }
+
+    // MARK: Writing
+
+    /// Appends a value already checked against the column (see ``ValueCheck``).
+    mutating func append(_ value: Value) { insert(value, at: count) }
+
+    mutating func insert(_ value: Value, at index: Int) {
+        let isNull = value == .null
+        if nulls != nil { nulls!.insert(isNull, at: index) }
+        switch layout {
+        case .words: words.insert(isNull ? 0 : Self.encodeWord(value), at: index)
+        case .pairs:
+            let pair = isNull ? Word128(high: 0, low: 0) : Self.encodePair(value)
+            words.insert(contentsOf: [pair.high, pair.low], at: 2 * index)
+        case .strings:
+            if case .string(let string) = value { strings.insert(string, at: index) } else { strings.insert("", at: index) }
+        case .binaries:
+            if case .binary(let bytes) = value { binaries.insert(bytes, at: index) } else { binaries.insert([], at: index) }
+        case .values: values.insert(value, at: index)
+        case .collections: collections.insert(nil, at: index)
+        }
+        count += 1
+    }
+
+    mutating func set(_ value: Value, at index: Int) {
+        let isNull = value == .null
+        if nulls != nil { nulls![index] = isNull }
+        switch layout {
+        case .words: words[index] = isNull ? 0 : Self.encodeWord(value)
+        case .pairs:
+            let pair = isNull ? Word128(high: 0, low: 0) : Self.encodePair(value)
+            words[2 * index] = pair.high
+            words[2 * index + 1] = pair.low
+        case .strings:
+            if case .string(let string) = value { strings[index] = string } else { strings[index] = "" }
+        case .binaries:
+            if case .binary(let bytes) = value { binaries[index] = bytes } else { binaries[index] = [] }
+        case .values: values[index] = value
+        case .collections: preconditionFailure("set(_:at:) on a collection column")
+        }
+    }
+
+    mutating func remove(at index: Int) {
+        if nulls != nil { nulls!.remove(at: index) }
+        switch layout {
+        case .words: words.remove(at: index)
+        case .pairs: words.removeSubrange(2 * index..<2 * index + 2)
+        case .strings: strings.remove(at: index)
+        case .binaries: binaries.remove(at: index)
+        case .values: values.remove(at: index)
+        case .collections: collections.remove(at: index)
+        }
+        count -= 1
+    }
+
+    /// Moves rows `index...` into a new storage and returns it.
+    mutating func split(at index: Int) -> ColumnStorage {
+        var tail = ColumnStorage(layout: layout, type: type, nullable: false)
+        if let nulls {
+            tail.nulls = Array(nulls[index...])
+            self.nulls!.removeSubrange(index...)
+        }
+        switch layout {
+        case .words: tail.words = Array(words[index...]); words.removeSubrange(index...)
+        case .pairs: tail.words = Array(words[(2 * index)...]); words.removeSubrange((2 * index)...)
+        case .strings: tail.strings = Array(strings[index...]); strings.removeSubrange(index...)
+        case .binaries: tail.binaries = Array(binaries[index...]); binaries.removeSubrange(index...)
+        case .values: tail.values = Array(values[index...]); values.removeSubrange(index...)
+        case .collections: tail.collections = Array(collections[index...]); collections.removeSubrange(index...)
+        }
+        tail.count = count - index
+        count = index
+        return tail
+    }
+
+    /// Appends all rows of `other` (same layout).
+    mutating func append(contentsOf other: ColumnStorage) {
+        if nulls != nil { nulls!.append(contentsOf: other.nulls ?? [Bool](repeating: false, count: other.count)) }
+        words.append(contentsOf: other.words)
+        strings.append(contentsOf: other.strings)
+        binaries.append(contentsOf: other.binaries)
+        values.append(contentsOf: other.values)
+        collections.append(contentsOf: other.collections)
+        count += other.count
+    }
+
+    mutating func setCollection(_ root: NodeRef<CollectionNode>?, at index: Int) {
+        collections[index] = root
+    }
+
+    // MARK: Word encodings
+
+    static func encodeWord(_ value: Value) -> UInt64 {
+        switch value {
+        case .bool(let flag): return flag ? 1 : 0
+        case .int(let int): return UInt64(bitPattern: int)
+        case .float(let float): return UInt64(float.bitPattern)
+        case .double(let double): return double.bitPattern
+        case .timestamp(let seconds): return seconds.bitPattern
+        case .link(let key): return UInt64(bitPattern: key)
+        default: preconditionFailure("\(value.debugText) is not a one-word value")
+        }
+    }
+
+    static func decodeWord(_ word: UInt64, type: ColumnType) -> Value {
+        switch type {
+        case .bool: return .bool(word != 0)
+        case .int: return .int(Int64(bitPattern: word))
+        case .float: return .float(Float(bitPattern: UInt32(truncatingIfNeeded: word)))
+        case .double: return .double(Double(bitPattern: word))
+        case .timestamp: return .timestamp(Double(bitPattern: word))
+        case .link: return .link(Int64(bitPattern: word))
+        default: preconditionFailure("\(type) is not a one-word type")
+        }
+    }
+
+    static func encodePair(_ value: Value) -> Word128 {
+        switch value {
+        case .decimal128(let word), .objectId(let word), .uuid(let word): return word
+        default: preconditionFailure("\(value.debugText) is not a two-word value")
+        }
+    }
+
+    static func decodePair(_ word: Word128, type: ColumnType) -> Value {
+        switch type {
+        case .decimal128: return .decimal128(word)
+        case .objectId: return .objectId(word)
+        case .uuid: return .uuid(word)
+        default: preconditionFailure("\(type) is not a two-word type")
+        }
+    }
+}

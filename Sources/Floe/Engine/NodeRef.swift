@@ -1,0 +1,103 @@
+import Synchronization
+
+/// The node kinds the engine writes; storage keeps the tag and never interprets it.
+enum NodeKind: UInt8 {
+    case group = 1, table, clusterInner, clusterLeaf, column, collectionInner, collectionLeaf
+}
+
+/// A node of the engine's copy-on-write trees.
+///
+/// A node is mutable only while it belongs to the open write transaction (`isMutable`);
+/// commit clears the flag, and from then on the node is shared by every version that
+/// reaches it and never changes again. That is what makes snapshots O(1) and lock-free.
+protocol TreeNode: AnyObject {
+    /// Decodes a node of this type from its image, or fails with a reason.
+    static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> Self
+    /// The image to write, given the file offsets of its (already written) children.
+    func image() -> NodeImage
+    /// A mutable copy that shares the arrays (copy-on-write) and child references.
+    func mutableCopy() -> Self
+    /// Written children and dirty children alike.
+    func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows
+    /// One slot per child reference of ``image()``, in the same order (nil where it writes 0).
+    func childSlots() -> [AnyNodeRef?]
+    var isMutable: Bool { get set }
+    /// Bytes the node occupies in the file; 0 while it was never written.
+    var storedSize: Int { get set }
+}
+
+/// Type-erased view of a ``NodeRef`` for walks that do not care about the node type.
+protocol AnyNodeRef: AnyObject {
+    var offset: UInt64 { get }
+    var isDirty: Bool { get }
+    /// Writes the node (children first) and returns its offset; clears mutability.
+    func persist(into chunk: inout ChunkBuilder?) -> UInt64
+    /// The node, loading it if needed.
+    func loadNode() throws(FloeError) -> any TreeNode
+}
+
+/// A parent's reference to a child node: the child's file offset once written, and the
+/// decoded child once loaded.
+///
+/// Loading is lazy and lock-free: concurrent readers may decode the same node twice, but
+/// only one decoded copy is ever kept (`AtomicLazyReference`), so every reader sees the same
+/// object. A node that is resident is never evicted while its parent lives.
+final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
+    // @unchecked: `offset` is set once, by the writer, before the version that
+    // reaches this reference is published; after that nothing here changes but the
+    // atomic lazy reference.
+    private(set) var offset: UInt64
+    private let source: StorageFile?
+    private let resident = AtomicLazyReference<Node>()
+
+    /// A reference to a node created in memory (by a write transaction).
+    init(_ node: Node) {
+        offset = 0
+        source = nil
+        _ = resident.storeIfNil(node)
+    }
+
+    /// A reference to a node in a file, decoded on first use.
+    init(offset: UInt64, source: StorageFile) {
+        self.offset = offset
+        self.source = source
+    }
+
+    var residentNode: Node? { resident.load() }
+
+    var isDirty: Bool { resident.load()?.isMutable ?? false }
+
+    @inline(__always)
+    func load() throws(FloeError) -> Node {
+        if let node = resident.load() { return node }
+        return try loadFromFile()
+    }
+
+    @inline(never)
+    private func loadFromFile() throws(FloeError) -> Node {
+        guard let source else { preconditionFailure("a node reference has neither a node nor a file") }
+        let image = try source.readNode(at: offset)
+        let node: Node
+        do {
+            node = try Node.decode(image, source: source)
+        } catch {
+            throw .corruptFile(path: source.path, offset: offset, detail: error.detail)
+        }
+        node.storedSize = image.encodedSize
+        return resident.storeIfNil(node)
+    }
+
+    func loadNode() throws(FloeError) -> any TreeNode { try load() }
+
+    func persist(into chunk: inout ChunkBuilder?) -> UInt64 {
+        guard let node = resident.load(), node.isMutable else { return offset }
+        node.forEachChild { child in _ = child.persist(into: &chunk) }
+        node.isMutable = false
+        if chunk != nil {
+            let image = node.image()
+            offset = chunk!.append(image)
+            node.storedSize = image.encodedSize
+        }
+        return offset
+    }
+}

@@ -1,0 +1,339 @@
+/// The root of one version: the list of tables.
+///
+/// Payload: `u32 table count`. Children: one table node per table, in creation order.
+@_spi(Engine) public final class GroupNode: TreeNode, @unchecked Sendable {
+    var tables: [NodeRef<TableNode>]
+    var isMutable: Bool
+    var storedSize = 0
+
+    init(tables: [NodeRef<TableNode>] = [], isMutable: Bool = true) {
+        self.tables = tables
+        self.isMutable = isMutable
+    }
+
+    static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> GroupNode {
+        guard image.kind == NodeKind.group.rawValue else { throw DecodeFailure("expected a group node, found kind \(image.kind)") }
+        var reader = ByteReader(image.payload)
+        guard let count = try? reader.read(UInt32.self), Int(count) == image.children.count else {
+            throw DecodeFailure("group table count does not match its children")
+        }
+        return GroupNode(tables: image.children.map { NodeRef(offset: $0, source: source) }, isMutable: false)
+    }
+
+    func image() -> NodeImage {
+        var writer = ByteWriter(capacity: 8)
+        writer.append(UInt32(tables.count))
+        return NodeImage(kind: NodeKind.group.rawValue, children: tables.map(\.offset), payload: writer.bytes)
+    }
+
+    func mutableCopy() -> GroupNode { GroupNode(tables: tables, isMutable: true) }
+
+    func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+        for table in tables { try body(table) }
+    }
+
+    func childSlots() -> [AnyNodeRef?] { tables }
+}
+
+/// One table: its schema, key allocation, row count and cluster tree.
+///
+/// Payload: name, kind, next key, row count, then each column's spec.
+/// Children: `[cluster root or 0]`.
+final class TableNode: TreeNode, @unchecked Sendable {
+    var spec: TableSpec
+    var nextKey: Int64
+    var count: Int
+    var root: NodeRef<ClusterNode>?
+    var isMutable: Bool
+    var storedSize = 0
+
+    init(spec: TableSpec, nextKey: Int64 = 0, count: Int = 0, root: NodeRef<ClusterNode>? = nil, isMutable: Bool = true) {
+        self.spec = spec
+        self.nextKey = nextKey
+        self.count = count
+        self.root = root
+        self.isMutable = isMutable
+    }
+
+    static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> TableNode {
+        guard image.kind == NodeKind.table.rawValue, image.children.count == 1 else {
+            throw DecodeFailure("expected a table node, found kind \(image.kind)")
+        }
+        var reader = ByteReader(image.payload)
+        do {
+            let name = try reader.readString()
+            guard let kind = TableKind(rawValue: try reader.read(UInt8.self)) else { throw DecodeFailure("unknown table kind") }
+            let nextKey = try reader.read(Int64.self)
+            let count = Int(try reader.read(UInt64.self))
+            let columnCount = Int(try reader.read(UInt32.self))
+            guard columnCount <= reader.remaining else { throw DecodeFailure("column count \(columnCount) is impossible") }
+            var columns: [ColumnSpec] = []
+            for _ in 0..<columnCount {
+                let columnName = try reader.readString()
+                guard let type = ColumnType(rawValue: try reader.read(UInt8.self)) else { throw DecodeFailure("unknown column type") }
+                let nullable = try reader.read(UInt8.self) != 0
+                guard let collection = CollectionKind(rawValue: try reader.read(UInt8.self)) else { throw DecodeFailure("unknown collection kind") }
+                let bits = try reader.read(UInt8.self)
+                let flags = try reader.read(UInt8.self)
+                let target = try reader.readString()
+                columns.append(ColumnSpec(name: columnName, type: type, isNullable: nullable, collection: collection,
+                                          linkTarget: target.isEmpty ? nil : target, integerBits: bits,
+                                          isIndexed: flags & 1 != 0, isPrimaryKey: flags & 2 != 0))
+            }
+            let root = image.children[0] == 0 ? nil : NodeRef<ClusterNode>(offset: image.children[0], source: source)
+            return TableNode(spec: TableSpec(name: name, kind: kind, columns: columns), nextKey: nextKey,
+                             count: count, root: root, isMutable: false)
+        } catch let failure as DecodeFailure {
+            throw failure
+        } catch {
+            throw DecodeFailure("table node ends early")
+        }
+    }
+
+    func image() -> NodeImage {
+        var writer = ByteWriter(capacity: 64 + spec.columns.count * 32)
+        writer.appendString(spec.name)
+        writer.append(spec.kind.rawValue)
+        writer.append(nextKey)
+        writer.append(UInt64(count))
+        writer.append(UInt32(spec.columns.count))
+        for column in spec.columns {
+            writer.appendString(column.name)
+            writer.append(column.type.rawValue)
+            writer.append(UInt8(column.isNullable ? 1 : 0))
+            writer.append(column.collection.rawValue)
+            writer.append(column.integerBits)
+            writer.append(UInt8((column.isIndexed ? 1 : 0) | (column.isPrimaryKey ? 2 : 0)))
+            writer.appendString(column.linkTarget ?? "")
+        }
+        return NodeImage(kind: NodeKind.table.rawValue, children: [root?.offset ?? 0], payload: writer.bytes)
+    }
+
+    func mutableCopy() -> TableNode {
+        TableNode(spec: spec, nextKey: nextKey, count: count, root: root, isMutable: true)
+    }
+
+    func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+        if let root { try body(root) }
+    }
+
+    func childSlots() -> [AnyNodeRef?] { [root] }
+}
+
+/// A node of a table's cluster tree, keyed by object key.
+///
+/// A leaf holds up to ``ClusterTree/leafCapacity`` objects: their keys, and one column
+/// node per column. An inner node holds, per child, the child's first key and its number
+/// of objects (for positional access).
+///
+/// Payload: `u8 is leaf, u32 n, n × i64 keys, [inner: n × i64 counts]`.
+/// Children: inner → the child nodes; leaf → the column nodes.
+final class ClusterNode: TreeNode, @unchecked Sendable {
+    let isLeaf: Bool
+    var keys: [Int64]
+    var counts: [Int]
+    var children: [NodeRef<ClusterNode>]
+    var columns: [NodeRef<ColumnNode>]
+    var isMutable: Bool
+    var storedSize = 0
+
+    init(leafKeys: [Int64], columns: [NodeRef<ColumnNode>], isMutable: Bool = true) {
+        isLeaf = true
+        keys = leafKeys
+        counts = []
+        children = []
+        self.columns = columns
+        self.isMutable = isMutable
+    }
+
+    init(innerKeys: [Int64], counts: [Int], children: [NodeRef<ClusterNode>], isMutable: Bool = true) {
+        isLeaf = false
+        keys = innerKeys
+        self.counts = counts
+        self.children = children
+        columns = []
+        self.isMutable = isMutable
+    }
+
+    /// Objects in this subtree.
+    var objectCount: Int { isLeaf ? keys.count : counts.reduce(0, +) }
+
+    static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ClusterNode {
+        var reader = ByteReader(image.payload)
+        do {
+            let isLeaf = try reader.read(UInt8.self) != 0
+            let count = Int(try reader.read(UInt32.self))
+            guard count * 8 <= reader.remaining else { throw DecodeFailure("cluster node count \(count) is impossible") }
+            let keys = try reader.readInts(count)
+            if isLeaf {
+                guard image.kind == NodeKind.clusterLeaf.rawValue else { throw DecodeFailure("expected a cluster leaf, found kind \(image.kind)") }
+                return ClusterNode(leafKeys: keys, columns: image.children.map { NodeRef(offset: $0, source: source) }, isMutable: false)
+            }
+            guard image.kind == NodeKind.clusterInner.rawValue, image.children.count == count else {
+                throw DecodeFailure("cluster inner node has \(image.children.count) children for \(count) keys")
+            }
+            let counts = try reader.readInts(count).map { Int($0) }
+            return ClusterNode(innerKeys: keys, counts: counts, children: image.children.map { NodeRef(offset: $0, source: source) }, isMutable: false)
+        } catch let failure as DecodeFailure {
+            throw failure
+        } catch {
+            throw DecodeFailure("cluster node ends early")
+        }
+    }
+
+    func image() -> NodeImage {
+        var writer = ByteWriter(capacity: 8 + keys.count * 16)
+        writer.append(UInt8(isLeaf ? 1 : 0))
+        writer.append(UInt32(keys.count))
+        writer.appendInts(keys)
+        if isLeaf {
+            return NodeImage(kind: NodeKind.clusterLeaf.rawValue, children: columns.map(\.offset), payload: writer.bytes)
+        }
+        writer.appendInts(counts.map { Int64($0) })
+        return NodeImage(kind: NodeKind.clusterInner.rawValue, children: children.map(\.offset), payload: writer.bytes)
+    }
+
+    func mutableCopy() -> ClusterNode {
+        isLeaf ? ClusterNode(leafKeys: keys, columns: columns)
+               : ClusterNode(innerKeys: keys, counts: counts, children: children)
+    }
+
+    func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+        if isLeaf { for column in columns { try body(column) } } else { for child in children { try body(child) } }
+    }
+
+    func childSlots() -> [AnyNodeRef?] { isLeaf ? columns : children }
+}
+
+/// One column of one cluster leaf.
+///
+/// Payload: the column encoding (``ColumnStorage``). Children: for collection columns,
+/// one collection root per row (0: empty).
+final class ColumnNode: TreeNode, @unchecked Sendable {
+    var storage: ColumnStorage
+    var isMutable: Bool
+    var storedSize = 0
+
+    init(storage: ColumnStorage, isMutable: Bool = true) {
+        self.storage = storage
+        self.isMutable = isMutable
+    }
+
+    static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ColumnNode {
+        guard image.kind == NodeKind.column.rawValue else { throw DecodeFailure("expected a column node, found kind \(image.kind)") }
+        var reader = ByteReader(image.payload)
+        let storage = try ColumnStorage.decode(from: &reader, children: image.children[...], source: source)
+        return ColumnNode(storage: storage, isMutable: false)
+    }
+
+    func image() -> NodeImage {
+        var writer = ByteWriter(capacity: 16 + storage.count * 8)
+        storage.encode(into: &writer)
+        let children = storage.layout == .collections ? storage.collections.map { $0?.offset ?? 0 } : []
+        return NodeImage(kind: NodeKind.column.rawValue, children: children, payload: writer.bytes)
+    }
+
+    func mutableCopy() -> ColumnNode { ColumnNode(storage: storage) }
+
+    func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+        for case let root? in storage.collections { try body(root) }
+    }
+
+    func childSlots() -> [AnyNodeRef?] { storage.layout == .collections ? storage.collections : [] }
+}
+
+/// A node of a list, set or map: a positional tree whose leaves hold elements (and, for
+/// maps, their keys) as one ``ColumnStorage``.
+///
+/// Payload: `u8 is leaf, u8 has keys, u32 n`, then inner: `n × i64 counts`; leaf: the keys
+/// (maps: n length-prefixed strings) and the element column.
+final class CollectionNode: TreeNode, @unchecked Sendable {
+    let isLeaf: Bool
+    var elements: ColumnStorage
+    var mapKeys: [String]?
+    var counts: [Int]
+    var children: [NodeRef<CollectionNode>]
+    var isMutable: Bool
+    var storedSize = 0
+
+    init(elements: ColumnStorage, mapKeys: [String]?, isMutable: Bool = true) {
+        isLeaf = true
+        self.elements = elements
+        self.mapKeys = mapKeys
+        counts = []
+        children = []
+        self.isMutable = isMutable
+    }
+
+    init(counts: [Int], children: [NodeRef<CollectionNode>], elementType: ColumnType, isMutable: Bool = true) {
+        isLeaf = false
+        elements = ColumnStorage(elementType: elementType, nullable: false)
+        mapKeys = nil
+        self.counts = counts
+        self.children = children
+        self.isMutable = isMutable
+    }
+
+    var elementCount: Int { isLeaf ? elements.count : counts.reduce(0, +) }
+
+    static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> CollectionNode {
+        var reader = ByteReader(image.payload)
+        do {
+            let isLeaf = try reader.read(UInt8.self) != 0
+            let hasKeys = try reader.read(UInt8.self) != 0
+            let count = Int(try reader.read(UInt32.self))
+            guard count <= reader.remaining * 8 + image.children.count else { throw DecodeFailure("collection count \(count) is impossible") }
+            if !isLeaf {
+                guard image.kind == NodeKind.collectionInner.rawValue, image.children.count == count else {
+                    throw DecodeFailure("collection inner node has \(image.children.count) children for \(count) counts")
+                }
+                let counts = try reader.readInts(count).map { Int($0) }
+                let elementType = ColumnType(rawValue: try reader.read(UInt8.self)) ?? .int
+                return CollectionNode(counts: counts, children: image.children.map { NodeRef(offset: $0, source: source) },
+                                      elementType: elementType, isMutable: false)
+            }
+            guard image.kind == NodeKind.collectionLeaf.rawValue else { throw DecodeFailure("expected a collection leaf, found kind \(image.kind)") }
+            var keys: [String]?
+            if hasKeys {
+                var decoded: [String] = []
+                decoded.reserveCapacity(count)
+                for _ in 0..<count { decoded.append(try reader.readString()) }
+                keys = decoded
+            }
+            let elements = try ColumnStorage.decode(from: &reader, children: [], source: source)
+            guard elements.count == count else { throw DecodeFailure("collection leaf holds \(elements.count) elements, expected \(count)") }
+            return CollectionNode(elements: elements, mapKeys: keys, isMutable: false)
+        } catch let failure as DecodeFailure {
+            throw failure
+        } catch {
+            throw DecodeFailure("collection node ends early")
+        }
+    }
+
+    func image() -> NodeImage {
+        var writer = ByteWriter(capacity: 16 + elements.count * 8)
+        writer.append(UInt8(isLeaf ? 1 : 0))
+        writer.append(UInt8(mapKeys == nil ? 0 : 1))
+        if isLeaf {
+            writer.append(UInt32(elements.count))
+            for key in mapKeys ?? [] { writer.appendString(key) }
+            elements.encode(into: &writer)
+            return NodeImage(kind: NodeKind.collectionLeaf.rawValue, payload: writer.bytes)
+        }
+        writer.append(UInt32(counts.count))
+        writer.appendInts(counts.map { Int64($0) })
+        writer.append(elements.type.rawValue)
+        return NodeImage(kind: NodeKind.collectionInner.rawValue, children: children.map(\.offset), payload: writer.bytes)
+    }
+
+    func mutableCopy() -> CollectionNode {
+        isLeaf ? CollectionNode(elements: elements, mapKeys: mapKeys)
+               : CollectionNode(counts: counts, children: children, elementType: elements.type)
+    }
+
+    func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+        for child in children { try body(child) }
+    }
+
+    func childSlots() -> [AnyNodeRef?] { children }
+}

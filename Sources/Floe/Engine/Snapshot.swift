@@ -1,0 +1,36 @@
+/// An immutable view of one committed version.
+///
+/// Taking a snapshot is O(1): it holds the version's root, which no later write can
+/// change. It is `Sendable` and reads need no lock, so any number of tasks can share one.
+/// While it lives it pins its version (see ``Store/activeVersionCount``).
+///
+/// ```swift
+/// let snapshot = try store.snapshot()
+/// let dogs = try snapshot.table(named: "Dog")
+/// Task.detached { print(try snapshot.objectCount(in: dogs)) }
+/// ```
+@_spi(Engine) public final class Snapshot: VersionReading, Sendable {
+    /// The version this snapshot shows.
+    public let version: UInt64
+    public let group: GroupNode
+    private let pin: VersionPin?
+
+    init(version: UInt64, group: GroupNode, pin: VersionPin?) {
+        self.version = version
+        self.group = group
+        self.pin = pin
+    }
+}
+
+/// Keeps a version counted as active until released.
+final class VersionPin: Sendable {
+    let version: UInt64
+    private let release: @Sendable (UInt64) -> Void
+
+    init(version: UInt64, release: @escaping @Sendable (UInt64) -> Void) {
+        self.version = version
+        self.release = release
+    }
+
+    deinit { release(version) }
+}

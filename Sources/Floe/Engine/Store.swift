@@ -1,0 +1,317 @@
+import Synchronization
+
+/// The engine's shared state for one file (or one in-memory identifier): the newest
+/// version, the file it lives in, the versions pinned by snapshots, and the writer's turn.
+///
+/// Every open of the same file in a process returns the same store, so their writes take
+/// turns and each sees the others' commits.
+///
+/// ```swift
+/// let store = try Store.open(path: "dogs.floe")
+/// let transaction = try store.beginWrite()
+/// let dogs = try transaction.createTable(TableSpec(name: "Dog", columns: [ColumnSpec(name: "age", type: .int)]))
+/// try transaction.insertObject(into: dogs, values: [.int(3)])
+/// try transaction.commit()
+/// let snapshot = try store.snapshot()   // Sendable, O(1), never changes
+/// ```
+@_spi(Engine) public final class Store: Sendable {
+    /// The file's path (or `memory:<identifier>`).
+    public let path: String
+    public let options: StoreOptions
+    let isInMemory: Bool
+    let gate = WriterGate()
+    let state: Mutex<State>
+
+    struct State {
+        var root: GroupNode
+        var version: UInt64
+        var file: StorageFile?
+        var pins: [UInt64: Int] = [:]
+        var isClosed = false
+        var listeners: [UInt64: AsyncStream<UInt64>.Continuation] = [:]
+        var nextListener: UInt64 = 0
+    }
+
+    private init(path: String, options: StoreOptions, isInMemory: Bool, file: StorageFile?, root: GroupNode, version: UInt64) {
+        self.path = path
+        self.options = options
+        self.isInMemory = isInMemory
+        state = Mutex(State(root: root, version: version, file: file))
+    }
+
+    deinit {
+        state.withLock { state in
+            for listener in state.listeners.values { listener.finish() }
+        }
+    }
+
+    // MARK: Opening
+
+    private static let registry = Mutex<[String: WeakStore]>([:])
+
+    private struct WeakStore {
+        weak var store: Store?
+    }
+
+    /// Opens the file at `path` (creating it unless read-only), or returns the store this
+    /// process already has open for it.
+    ///
+    /// Opening reads the header and the last commit record only; nodes load on first use.
+    /// Throws ``FloeError/fileLocked(path:)`` when another process has the file open,
+    /// ``FloeError/notAFloeFile(path:)`` or ``FloeError/unsupportedFormatVersion(path:found:supported:)``
+    /// for foreign or future files, ``FloeError/corruptFile(path:offset:detail:)`` when even
+    /// the root of the newest intact commit cannot be read.
+    public static func open(path: String, options: StoreOptions = StoreOptions()) throws(FloeError) -> Store {
+        let canonical = FileHandle.canonicalPath(path)
+        let result: Result<Store, FloeError> = registry.withLock { registry in
+            if let existing = registry[canonical]?.store, !existing.isClosed { return .success(existing) }
+            let opened = Result { () throws(FloeError) -> Store in try openFile(path: canonical, options: options) }
+            if case .success(let store) = opened { registry[canonical] = WeakStore(store: store) }
+            return opened
+        }
+        let store = try result.get()
+        if let decide = options.shouldCompactOnOpen, !options.readOnly, let file = store.currentFile {
+            let total = file.endOffset
+            let used = file.lastCommit?.liveBytes ?? 0
+            if decide(total, used) { try store.compact() }
+        }
+        return store
+    }
+
+    private static func openFile(path: String, options: StoreOptions) throws(FloeError) -> Store {
+        let file = try StorageFile.open(path: path, readOnly: options.readOnly, durability: options.durability)
+        var root = GroupNode(isMutable: false)
+        var version: UInt64 = 0
+        if let commit = file.lastCommit {
+            version = commit.version
+            if commit.rootRef != 0 { root = try NodeRef<GroupNode>(offset: commit.rootRef, source: file).load() }
+        }
+        return Store(path: path, options: options, isInMemory: false, file: file, root: root, version: version)
+    }
+
+    private static let memoryRegistry = Mutex<[String: WeakStore]>([:])
+
+    /// The in-memory store named `identifier`: shared by everyone who opens the same
+    /// identifier in this process, and gone when the last of them lets go.
+    public static func inMemory(identifier: String, options: StoreOptions = StoreOptions()) -> Store {
+        memoryRegistry.withLock { registry in
+            if let existing = registry[identifier]?.store, !existing.isClosed { return existing }
+            let store = Store(path: "memory:\(identifier)", options: options, isInMemory: true, file: nil,
+                              root: GroupNode(isMutable: false), version: 0)
+            registry[identifier] = WeakStore(store: store)
+            return store
+        }
+    }
+
+    // MARK: Reading
+
+    /// The newest committed version number (0 before the first commit).
+    public var currentVersion: UInt64 { state.withLock { $0.version } }
+
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
+    var currentFile: StorageFile? { state.withLock { $0.file } }
+
+    /// What open found in the file (torn tail cut off, scan from the start), for diagnostics.
+    public var recoveredTailBytes: UInt64 { currentFile?.recovery.discardedTailBytes ?? 0 }
+
+    /// A snapshot of the newest version. O(1); pins the version until the snapshot is released.
+    public func snapshot() throws(FloeError) -> Snapshot {
+        let taken: (UInt64, GroupNode)? = state.withLock { state in
+            guard !state.isClosed else { return nil }
+            state.pins[state.version, default: 0] += 1
+            return (state.version, state.root)
+        }
+        guard let (version, root) = taken else { throw .closed(path: path) }
+        let pin = VersionPin(version: version) { [weak self] version in self?.unpin(version) }
+        return Snapshot(version: version, group: root, pin: pin)
+    }
+
+    private func unpin(_ version: UInt64) {
+        state.withLock { state in
+            if let count = state.pins[version] {
+                if count <= 1 { state.pins[version] = nil } else { state.pins[version] = count - 1 }
+            }
+        }
+    }
+
+    /// Versions that are alive: the newest plus every version a snapshot still holds.
+    public var activeVersionCount: Int {
+        state.withLock { state in
+            Set(state.pins.keys).union([state.version]).count
+        }
+    }
+
+    /// Bytes of the file that the newest version no longer uses (0 in memory).
+    public var deadBytes: UInt64 { currentFile?.deadBytes ?? 0 }
+
+    /// The file's size in bytes (0 in memory).
+    public var fileSize: UInt64 { currentFile?.endOffset ?? 0 }
+
+    /// Each committed version number, newest first when the consumer is slow (older ones coalesce).
+    public func versions() -> AsyncStream<UInt64> {
+        let (stream, continuation) = AsyncStream<UInt64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id: UInt64? = state.withLock { state in
+            guard !state.isClosed else { return nil }
+            let id = state.nextListener
+            state.nextListener += 1
+            state.listeners[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: Writing
+
+    /// Begins the write transaction, waiting while another one is open.
+    ///
+    /// Throws ``FloeError/tooManyActiveVersions(path:active:maximum:)`` when the commit would
+    /// leave more versions active than ``StoreOptions/maximumNumberOfActiveVersions``.
+    public func beginWrite() throws(FloeError) -> WriteTransaction {
+        if options.readOnly { throw .readOnly(path: path) }
+        gate.enter()
+        let begun: Result<(UInt64, GroupNode), FloeError> = state.withLock { state in
+            if state.isClosed { return .failure(.closed(path: path)) }
+            if let maximum = options.maximumNumberOfActiveVersions {
+                let pinned = state.pins.count
+                if pinned + 1 > maximum {
+                    return .failure(.tooManyActiveVersions(path: path, active: pinned + 1, maximum: maximum))
+                }
+            }
+            return .success((state.version, state.root))
+        }
+        switch begun {
+        case .success(let (version, root)):
+            return WriteTransaction(store: self, baseVersion: version, base: root)
+        case .failure(let error):
+            gate.leave()
+            throw error
+        }
+    }
+
+    func endWrite(_ transaction: WriteTransaction, committed: Bool) {
+        gate.leave()
+    }
+
+    func commit(_ transaction: WriteTransaction) throws(FloeError) -> UInt64 {
+        defer { gate.leave() }
+        let (file, previousVersion, closed) = state.withLock { ($0.file, $0.version, $0.isClosed) }
+        if closed { throw .closed(path: path) }
+        precondition(previousVersion == transaction.baseVersion, "a write transaction began at version \(transaction.baseVersion) but the store is at \(previousVersion)")
+        let version = previousVersion + 1
+        let groupRef = NodeRef(transaction.group)
+        if let file {
+            var chunk: ChunkBuilder? = file.makeChunk()
+            let rootOffset = groupRef.persist(into: &chunk)
+            let written = chunk!.nextOffset - chunk!.start - UInt64(ChunkHeader.size)
+            let previousLive = file.lastCommit?.liveBytes ?? 0
+            let live = previousLive + written - min(previousLive, UInt64(transaction.context.freedBytes))
+            try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live)
+        } else {
+            var none: ChunkBuilder?
+            _ = groupRef.persist(into: &none)
+        }
+        let listeners = state.withLock { state in
+            state.root = transaction.group
+            state.version = version
+            return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.yield(version) }
+        if options.compactsAutomatically, let file, file.endOffset > 1 << 20,
+           file.deadBytes > 2 * (file.lastCommit?.liveBytes ?? 0) {
+            // Dead bytes dominate: reclaim them now, while this writer still holds the turn.
+            try compactHoldingTurn()
+        }
+        return version
+    }
+
+    // MARK: Maintenance
+
+    /// Rewrites the file with only the newest version, then atomically replaces it.
+    ///
+    /// Snapshots taken before keep reading the old file's bytes, which stay reachable
+    /// through its open descriptor until the last of them is released.
+    public func compact() throws(FloeError) {
+        if options.readOnly { throw .readOnly(path: path) }
+        guard !isInMemory else { return }
+        gate.enter()
+        defer { gate.leave() }
+        try compactHoldingTurn()
+    }
+
+    private func compactHoldingTurn() throws(FloeError) {
+        guard let file = state.withLock({ $0.file }) else { return }
+        let temporary = path + ".compacting"
+        FileHandle.remove(temporary)
+        let copy = try Compactor.copy(file: file, to: temporary, reportedPath: path)
+        do {
+            try FileHandle.move(temporary, to: path)
+            try FileHandle.syncDirectory(of: path)
+        } catch {
+            copy.close()
+            FileHandle.remove(temporary)
+            throw error
+        }
+        let root: GroupNode
+        if let rootRef = copy.lastCommit?.rootRef, rootRef != 0 {
+            root = try NodeRef<GroupNode>(offset: rootRef, source: copy).load()
+        } else {
+            root = GroupNode(isMutable: false)
+        }
+        state.withLock { state in
+            state.file = copy
+            state.root = root
+        }
+        file.close()
+    }
+
+    /// Writes the newest version, compacted, to a new file at `destination` (which must not exist).
+    public func writeCopy(to destination: String) throws(FloeError) {
+        if FileHandle.exists(destination) { throw .io(path: destination, operation: "create copy", errno: EEXIST) }
+        gate.enter()
+        defer { gate.leave() }
+        let (file, version, root) = state.withLock { ($0.file, $0.version, $0.root) }
+        let copy: StorageFile
+        if let file {
+            copy = try Compactor.copy(file: file, to: destination, reportedPath: destination)
+        } else {
+            copy = try TreeExporter.write(root: root, version: version, to: destination)
+        }
+        copy.close()
+    }
+
+    /// Closes the store: later operations throw ``FloeError/closed(path:)`` and the file's lock is released.
+    public func close() {
+        let (file, listeners) = state.withLock { state -> (StorageFile?, [AsyncStream<UInt64>.Continuation]) in
+            state.isClosed = true
+            let listeners = Array(state.listeners.values)
+            state.listeners = [:]
+            return (state.file, listeners)
+        }
+        for listener in listeners { listener.finish() }
+        file?.close()
+        let forget = { (registry: inout [String: WeakStore], key: String) in
+            if registry[key]?.store === self { registry[key] = nil }
+        }
+        if isInMemory {
+            Self.memoryRegistry.withLock { forget(&$0, String(path.dropFirst("memory:".count))) }
+        } else {
+            Self.registry.withLock { forget(&$0, path) }
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

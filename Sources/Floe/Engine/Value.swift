@@ -1,0 +1,142 @@
+/// A 128-bit value: the storage of `Decimal128`, `ObjectId` (12 bytes, in the high 96 bits) and `UUID`.
+@_spi(Engine) public struct Word128: Sendable, Hashable, Comparable {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    public static func < (lhs: Word128, rhs: Word128) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+}
+
+/// One cell's value as the engine stores it.
+///
+/// ```swift
+/// try transaction.setValue(.string("Rex"), table: dogs, key: key, column: name)
+/// ```
+@_spi(Engine) public enum Value: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case binary([UInt8])
+    /// Seconds since 2001-01-01 00:00:00 UTC (`Date.timeIntervalSinceReferenceDate`), stored exactly.
+    case timestamp(Double)
+    case decimal128(Word128)
+    case objectId(Word128)
+    case uuid(Word128)
+    /// The key of an object in the column's target table.
+    case link(Int64)
+    /// An object in any table (mixed columns only).
+    case typedLink(table: String, key: Int64)
+
+    /// The column type a value of this case belongs to (nil for `.null`).
+    public var naturalType: ColumnType? {
+        switch self {
+        case .null: return nil
+        case .bool: return .bool
+        case .int: return .int
+        case .float: return .float
+        case .double: return .double
+        case .string: return .string
+        case .binary: return .binary
+        case .timestamp: return .timestamp
+        case .decimal128: return .decimal128
+        case .objectId: return .objectId
+        case .uuid: return .uuid
+        case .link: return .link
+        case .typedLink: return .mixed
+        }
+    }
+
+    /// The value a required column holds when nothing else was given.
+    public static func defaultValue(for type: ColumnType) -> Value {
+        switch type {
+        case .bool: return .bool(false)
+        case .int: return .int(0)
+        case .float: return .float(0)
+        case .double: return .double(0)
+        case .string: return .string("")
+        case .binary: return .binary([])
+        case .timestamp: return .timestamp(0)
+        case .decimal128: return .decimal128(Word128(high: 0x3040_0000_0000_0000, low: 0))
+        case .objectId: return .objectId(Word128(high: 0, low: 0))
+        case .uuid: return .uuid(Word128(high: 0, low: 0))
+        case .link, .mixed: return .null
+        }
+    }
+
+    /// A short rendering for error messages.
+    public var debugText: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return "\(value)"
+        case .int(let value): return "\(value)"
+        case .float(let value): return "\(value)"
+        case .double(let value): return "\(value)"
+        case .string(let value):
+            return value.utf8.count > 64 ? "\"\(value.prefix(61))...\" (\(value.utf8.count) bytes)" : "\"\(value)\""
+        case .binary(let value): return "<\(value.count) bytes>"
+        case .timestamp(let value): return "timestamp(\(value))"
+        case .decimal128(let value): return "decimal128(\(value.high), \(value.low))"
+        case .objectId(let value): return "objectId(\(value.high), \(value.low))"
+        case .uuid(let value): return "uuid(\(value.high), \(value.low))"
+        case .link(let key): return "link(\(key))"
+        case .typedLink(let table, let key): return "link(\(table), \(key))"
+        }
+    }
+}
+
+extension Value {
+    /// A total order over all values: by kind first, then by value. Sets are kept in this order.
+    static func compare(_ lhs: Value, _ rhs: Value) -> Int {
+        let leftRank = lhs.rank, rightRank = rhs.rank
+        if leftRank != rightRank { return leftRank < rightRank ? -1 : 1 }
+        switch (lhs, rhs) {
+        case (.null, .null): return 0
+        case let (.bool(a), .bool(b)): return a == b ? 0 : (!a ? -1 : 1)
+        case let (.int(a), .int(b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case let (.float(a), .float(b)): return order(Double(a), Double(b))
+        case let (.double(a), .double(b)): return order(a, b)
+        case let (.string(a), .string(b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case let (.binary(a), .binary(b)): return a == b ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
+        case let (.timestamp(a), .timestamp(b)): return order(a, b)
+        case let (.decimal128(a), .decimal128(b)), let (.objectId(a), .objectId(b)), let (.uuid(a), .uuid(b)):
+            return a == b ? 0 : (a < b ? -1 : 1)
+        case let (.link(a), .link(b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case let (.typedLink(t1, k1), .typedLink(t2, k2)):
+            if t1 != t2 { return t1 < t2 ? -1 : 1 }
+            return k1 == k2 ? 0 : (k1 < k2 ? -1 : 1)
+        default: return 0
+        }
+    }
+
+    private static func order(_ a: Double, _ b: Double) -> Int {
+        if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? 0 : (a.isNaN ? -1 : 1) }
+        return a == b ? 0 : (a < b ? -1 : 1)
+    }
+
+    private var rank: Int {
+        switch self {
+        case .null: return 0
+        case .bool: return 1
+        case .int: return 2
+        case .float: return 3
+        case .double: return 4
+        case .string: return 5
+        case .binary: return 6
+        case .timestamp: return 7
+        case .decimal128: return 8
+        case .objectId: return 9
+        case .uuid: return 10
+        case .link: return 11
+        case .typedLink: return 12
+        }
+    }
+}

@@ -1,0 +1,182 @@
+/// A table of one version, found by name: its position in the version's table list.
+///
+/// ```swift
+/// let dogs = try snapshot.table(named: "Dog")
+/// let count = try snapshot.objectCount(in: dogs)
+/// ```
+@_spi(Engine) public struct TableHandle: Sendable, Hashable {
+    public let index: Int
+    public let name: String
+}
+
+/// Reads shared by frozen snapshots and write transactions (which read their own writes).
+@_spi(Engine) public protocol VersionReading {
+    /// The root this reader sees.
+    var group: GroupNode { get }
+}
+
+@_spi(Engine) extension VersionReading {
+    /// Names of every table, in creation order.
+    public func tableNames() throws(FloeError) -> [String] {
+        var names: [String] = []
+        for table in group.tables { names.append(try table.load().spec.name) }
+        return names
+    }
+
+    /// The table named `name`, or nil.
+    public func tableIfPresent(named name: String) throws(FloeError) -> TableHandle? {
+        for (index, table) in group.tables.enumerated() where try table.load().spec.name == name {
+            return TableHandle(index: index, name: name)
+        }
+        return nil
+    }
+
+    /// The table named `name`; throws ``FloeError/noSuchTable(name:)`` when absent.
+    public func table(named name: String) throws(FloeError) -> TableHandle {
+        guard let handle = try tableIfPresent(named: name) else { throw .noSuchTable(name: name) }
+        return handle
+    }
+
+    public func spec(of table: TableHandle) throws(FloeError) -> TableSpec {
+        try tableNode(table).spec
+    }
+
+    public func objectCount(in table: TableHandle) throws(FloeError) -> Int {
+        try tableNode(table).count
+    }
+
+    public func contains(_ key: Int64, in table: TableHandle) throws(FloeError) -> Bool {
+        try ClusterTree.find(key, in: tableNode(table).root) != nil
+    }
+
+    /// Every object key of a table, in key order.
+    public func objectKeys(in table: TableHandle) throws(FloeError) -> [Int64] {
+        var keys: [Int64] = []
+        try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf in
+            keys.append(contentsOf: leaf.keys)
+            return true
+        }
+        return keys
+    }
+
+    /// The key of the object at `position` in key order.
+    public func objectKey(at position: Int, in table: TableHandle) throws(FloeError) -> Int64? {
+        guard let (leaf, row) = try ClusterTree.key(at: position, in: tableNode(table).root) else { return nil }
+        return leaf.keys[row]
+    }
+
+    /// One column's value of one object (collection columns: use the collection reads).
+    public func value(in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Value {
+        let node = try tableNode(table)
+        guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
+            throw .noSuchObject(table: node.spec.name, key: key)
+        }
+        let storage = try leaf.columns[column].load().storage
+        precondition(storage.layout != .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is a collection; read it with collectionElements")
+        return storage.value(at: row)
+    }
+
+    /// Every non-collection value of one object, in column order (collections read as `.null`).
+    public func row(in table: TableHandle, key: Int64) throws(FloeError) -> [Value] {
+        let node = try tableNode(table)
+        guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
+            throw .noSuchObject(table: node.spec.name, key: key)
+        }
+        var values: [Value] = []
+        values.reserveCapacity(leaf.columns.count)
+        for column in leaf.columns {
+            let storage = try column.load().storage
+            values.append(storage.layout == .collections ? .null : storage.value(at: row))
+        }
+        return values
+    }
+
+    /// Calls `body` with each object's key and the value of `column`, in key order; return false to stop.
+    public func forEachValue(in table: TableHandle, column: Int, _ body: (Int64, Value) throws(FloeError) -> Bool) throws(FloeError) {
+        try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf throws(FloeError) in
+            let storage = try leaf.columns[column].load().storage
+            for row in 0..<leaf.keys.count where !(try body(leaf.keys[row], storage.value(at: row))) { return false }
+            return true
+        }
+    }
+
+    /// The sum of an integer column over every object, running over each leaf's contiguous words.
+    public func sumOfIntegers(in table: TableHandle, column: Int) throws(FloeError) -> Int64 {
+        var total: Int64 = 0
+        try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf throws(FloeError) in
+            let storage = try leaf.columns[column].load().storage
+            storage.words.withUnsafeBufferPointer { words in
+                if let nulls = storage.nulls {
+                    for index in words.indices where !nulls[index] { total &+= Int64(bitPattern: words[index]) }
+                } else {
+                    for word in words { total &+= Int64(bitPattern: word) }
+                }
+            }
+            return true
+        }
+        return total
+    }
+
+    // MARK: Collections
+
+    /// The number of elements in an object's list, set or map.
+    public func collectionCount(in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Int {
+        try CollectionTree.count(collectionRoot(table, key, column))
+    }
+
+    /// Every element of an object's list or set (map: the values), in order.
+    public func collectionElements(in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> [Value] {
+        try CollectionTree.allElements(collectionRoot(table, key, column))
+    }
+
+    /// The element at `position` of an object's list, set or map.
+    public func collectionElement(in table: TableHandle, key: Int64, column: Int, at position: Int) throws(FloeError) -> Value {
+        let root = try collectionRoot(table, key, column)
+        guard let value = try CollectionTree.element(at: position, in: root) else {
+            let spec = try tableNode(table).spec
+            throw .indexOutOfRange(table: spec.name, column: spec.columns[column].name, index: position, count: try CollectionTree.count(root))
+        }
+        return value
+    }
+
+    /// Whether an object's set holds `value`.
+    public func setContains(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
+        try CollectionTree.lowerBound(of: value, in: collectionRoot(table, key, column)).found
+    }
+
+    /// Every key and value of an object's map, in key order.
+    public func mapEntries(in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> [(key: String, value: Value)] {
+        var entries: [(key: String, value: Value)] = []
+        try CollectionTree.forEachLeaf(in: collectionRoot(table, key, column)) { leaf in
+            for slot in 0..<leaf.elements.count { entries.append((leaf.mapKeys![slot], leaf.elements.value(at: slot))) }
+            return true
+        }
+        return entries
+    }
+
+    /// The value for `mapKey` in an object's map, or nil when absent.
+    public func mapValue(forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Value? {
+        let root = try collectionRoot(table, key, column)
+        let (position, found) = try CollectionTree.lowerBound(ofKey: mapKey, in: root)
+        return found ? try CollectionTree.element(at: position, in: root) : nil
+    }
+
+    // MARK: Internals
+
+    func tableNode(_ table: TableHandle) throws(FloeError) -> TableNode {
+        guard table.index < group.tables.count else { throw .noSuchTable(name: table.name) }
+        let node = try group.tables[table.index].load()
+        guard node.spec.name == table.name else { throw .noSuchTable(name: table.name) }
+        return node
+    }
+
+    func collectionRoot(_ table: TableHandle, _ key: Int64, _ column: Int) throws(FloeError) -> NodeRef<CollectionNode>? {
+        let node = try tableNode(table)
+        guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
+            throw .noSuchObject(table: node.spec.name, key: key)
+        }
+        let storage = try leaf.columns[column].load().storage
+        precondition(storage.layout == .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is not a collection")
+        return storage.collections[row]
+    }
+}

@@ -1,0 +1,22 @@
+/// What a write transaction tracks while it path-copies: which nodes it made, and how
+/// many bytes of the previous version it made dead (for the compaction trigger).
+final class WriteContext {
+    /// Bytes of written nodes that this transaction replaced or dropped.
+    var freedBytes = 0
+
+    /// Returns a node of `ref` that this transaction may mutate, copying it (and
+    /// returning a new reference to the copy) when it belongs to a committed version.
+    @inline(__always)
+    func mutable<Node: TreeNode>(_ ref: NodeRef<Node>) throws(FloeError) -> (NodeRef<Node>, Node) {
+        let node = try ref.load()
+        if node.isMutable { return (ref, node) }
+        freedBytes += node.storedSize
+        let copy = node.mutableCopy()
+        return (NodeRef(copy), copy)
+    }
+
+    /// Counts a detached subtree's root as dead (deeper nodes that were never loaded are not counted).
+    func drop<Node: TreeNode>(_ ref: NodeRef<Node>?) {
+        if let node = ref?.residentNode, !node.isMutable { freedBytes += node.storedSize }
+    }
+}

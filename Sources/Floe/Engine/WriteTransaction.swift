@@ -1,0 +1,387 @@
+/// The one open write of a store: changes a private copy-on-write root and publishes it on commit.
+///
+/// Reads inside the transaction see its own writes. Nothing is visible to snapshots or
+/// other readers before ``commit()``; ``rollback()`` (or dropping the transaction) discards it all.
+///
+/// ```swift
+/// let transaction = try store.beginWrite()
+/// let dogs = try transaction.createTable(TableSpec(name: "Dog", columns: [
+///     ColumnSpec(name: "name", type: .string),
+///     ColumnSpec(name: "age", type: .int),
+/// ]))
+/// let rex = try transaction.insertObject(into: dogs, values: [.string("Rex"), .int(3)])
+/// try transaction.setValue(.int(4), in: dogs, key: rex, column: 1)
+/// try transaction.commit()
+/// ```
+@_spi(Engine) public final class WriteTransaction: VersionReading {
+    /// Strings and binary values larger than this are refused.
+    public static let maximumValueSize = 16 * 1024 * 1024
+
+    let store: Store
+    /// The version this transaction started from.
+    public let baseVersion: UInt64
+    public private(set) var group: GroupNode
+    let context = WriteContext()
+    private(set) var isOpen = true
+
+    init(store: Store, baseVersion: UInt64, base: GroupNode) {
+        self.store = store
+        self.baseVersion = baseVersion
+        group = base.mutableCopy()
+        context.freedBytes += base.storedSize
+    }
+
+    deinit {
+        if isOpen { store.endWrite(self, committed: false) }
+    }
+
+    // MARK: Ending
+
+    /// Publishes every change as a new version (written and, with `.full` durability, synced).
+    /// Returns the new version number. On error nothing is published and the transaction ends.
+    @discardableResult
+    public func commit() throws(FloeError) -> UInt64 {
+        try requireOpen()
+        isOpen = false
+        return try store.commit(self)
+    }
+
+    /// Discards every change.
+    public func rollback() {
+        guard isOpen else { return }
+        isOpen = false
+        store.endWrite(self, committed: false)
+    }
+
+    private func requireOpen() throws(FloeError) {
+        guard isOpen else { throw .notInWriteTransaction(path: store.path) }
+    }
+
+    // MARK: Schema
+
+    /// Creates a table; returns its handle.
+    @discardableResult
+    public func createTable(_ spec: TableSpec) throws(FloeError) -> TableHandle {
+        try requireOpen()
+        try spec.validate()
+        if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
+        group.tables.append(NodeRef(TableNode(spec: spec)))
+        return TableHandle(index: group.tables.count - 1, name: spec.name)
+    }
+
+    /// Removes a table and all its objects.
+    public func removeTable(_ table: TableHandle) throws(FloeError) {
+        try requireOpen()
+        let node = try tableNode(table)
+        context.drop(group.tables[table.index])
+        context.drop(node.root)
+        group.tables.remove(at: table.index)
+    }
+
+    /// Adds a column; existing objects get null, the type's default, or an empty collection.
+    public func addColumn(_ column: ColumnSpec, to table: TableHandle) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        if node.spec.columnIndex(named: column.name) != nil { throw .duplicateColumn(table: node.spec.name, column: column.name) }
+        try TableSpec.validateName(column.name, kind: "column '\(node.spec.name).\(column.name)'", limit: TableSpec.maximumColumnNameLength)
+        try column.validate(in: node.spec.name)
+        node.spec.columns.append(column)
+        let fill = column.isNullable || column.type == .mixed || column.type == .link ? Value.null : Value.defaultValue(for: column.type)
+        node.root = try ClusterTree.updateEveryLeaf(root: node.root, context: context) { leaf in
+            var storage = ColumnStorage(layout: column.layout, type: column.type, nullable: column.isNullable)
+            for _ in 0..<leaf.keys.count { storage.append(fill) }
+            leaf.columns.append(NodeRef(ColumnNode(storage: storage)))
+        }
+    }
+
+    /// Removes a column and its values.
+    public func removeColumn(named name: String, from table: TableHandle) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        guard let index = node.spec.columnIndex(named: name) else { throw .noSuchColumn(table: node.spec.name, column: name) }
+        node.spec.columns.remove(at: index)
+        let context = self.context
+        node.root = try ClusterTree.updateEveryLeaf(root: node.root, context: context) { leaf in
+            context.drop(leaf.columns[index])
+            leaf.columns.remove(at: index)
+        }
+    }
+
+    /// Renames a column, keeping its values.
+    public func renameColumn(_ name: String, to newName: String, in table: TableHandle) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        guard let index = node.spec.columnIndex(named: name) else { throw .noSuchColumn(table: node.spec.name, column: name) }
+        if node.spec.columnIndex(named: newName) != nil { throw .duplicateColumn(table: node.spec.name, column: newName) }
+        try TableSpec.validateName(newName, kind: "column '\(node.spec.name).\(newName)'", limit: TableSpec.maximumColumnNameLength)
+        node.spec.columns[index].name = newName
+    }
+
+    // MARK: Objects
+
+    /// Inserts an object with the next free key; `values` holds one value per column in
+    /// column order (collection columns take `.null` and start empty). Returns the key.
+    @discardableResult
+    public func insertObject(into table: TableHandle, values: [Value]) throws(FloeError) -> Int64 {
+        try requireOpen()
+        let node = try mutableTable(table)
+        let key = node.nextKey
+        try insert(key: key, values: values, into: node)
+        return key
+    }
+
+    /// Inserts an object with a chosen key (at least 0).
+    public func insertObject(into table: TableHandle, key: Int64, values: [Value]) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        guard key >= 0 else { throw .typeMismatch(table: node.spec.name, column: "(object key)", expected: "a key of at least 0", value: "\(key)") }
+        try insert(key: key, values: values, into: node)
+    }
+
+    private func insert(key: Int64, values: [Value], into node: TableNode) throws(FloeError) {
+        let columns = node.spec.columns
+        guard values.count == columns.count else {
+            throw .typeMismatch(table: node.spec.name, column: "(row)", expected: "\(columns.count) values", value: "\(values.count) values")
+        }
+        var row = values
+        for index in columns.indices where columns[index].collection == .single {
+            row[index] = try checked(values[index], for: columns[index], in: node.spec.name)
+        }
+        node.root = try ClusterTree.insert(key: key, row: row, table: node.spec, into: node.root, context: context)
+        node.count += 1
+        node.nextKey = max(node.nextKey, key + 1)
+    }
+
+    /// Sets one column of one object.
+    public func setValue(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        let spec = try columnSpec(node, column)
+        precondition(spec.collection == .single, "'\(node.spec.name).\(spec.name)' is a collection; change it with the collection operations")
+        let value = try checked(value, for: spec, in: node.spec.name)
+        guard let (root, leaf, row) = try ClusterTree.mutableLeaf(for: key, root: node.root, context: context) else {
+            throw .noSuchObject(table: node.spec.name, key: key)
+        }
+        node.root = root
+        let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
+        leaf.columns[column] = columnRef
+        columnNode.storage.set(value, at: row)
+    }
+
+    /// Deletes an object (its collections go with it). Returns false when there was none.
+    @discardableResult
+    public func deleteObject(from table: TableHandle, key: Int64) throws(FloeError) -> Bool {
+        try requireOpen()
+        let node = try mutableTable(table)
+        let (removed, root) = try ClusterTree.remove(key: key, from: node.root, context: context)
+        node.root = root
+        if removed { node.count -= 1 }
+        return removed
+    }
+
+    /// Deletes every object of a table, in O(1).
+    public func removeAllObjects(from table: TableHandle) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        context.drop(node.root)
+        node.root = nil
+        node.count = 0
+    }
+
+    // MARK: Collections
+
+    /// Inserts into an object's list at `position` (`count` appends).
+    public func listInsert(_ value: Value, at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+            let count = try CollectionTree.count(root)
+            guard position >= 0 && position <= count else {
+                throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
+            }
+            let value = try checked(value, for: spec, in: tableName)
+            return try CollectionTree.insert(value, key: nil, at: position, into: root, elementType: spec.type,
+                                             nullable: spec.isNullable, context: context)
+        }
+    }
+
+    /// Appends to an object's list.
+    public func listAppend(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+            let value = try checked(value, for: spec, in: tableName)
+            return try CollectionTree.insert(value, key: nil, at: try CollectionTree.count(root), into: root,
+                                             elementType: spec.type, nullable: spec.isNullable, context: context)
+        }
+    }
+
+    /// Replaces the element at `position` of an object's list.
+    public func listSet(_ value: Value, at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+            let count = try CollectionTree.count(root)
+            guard let root, position >= 0 && position < count else {
+                throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
+            }
+            return try CollectionTree.set(try checked(value, for: spec, in: tableName), at: position, in: root, context: context)
+        }
+    }
+
+    /// Removes the element at `position` of an object's list, set or map.
+    public func collectionRemove(at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try updateCollection(table, key, column, expecting: nil) { spec, tableName, root throws(FloeError) in
+            let count = try CollectionTree.count(root)
+            guard let root, position >= 0 && position < count else {
+                throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
+            }
+            return try CollectionTree.remove(at: position, from: root, context: context)
+        }
+    }
+
+    /// Moves an element of an object's list from one position to another.
+    public func listMove(from source: Int, to destination: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        let value = try collectionElement(in: table, key: key, column: column, at: source)
+        let count = try collectionCount(in: table, key: key, column: column)
+        guard destination >= 0 && destination < count else {
+            let spec = try tableNode(table).spec
+            throw .indexOutOfRange(table: spec.name, column: spec.columns[column].name, index: destination, count: count)
+        }
+        try collectionRemove(at: source, in: table, key: key, column: column)
+        try listInsert(value, at: destination, in: table, key: key, column: column)
+    }
+
+    /// Empties an object's list, set or map.
+    public func collectionRemoveAll(in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try updateCollection(table, key, column, expecting: nil) { _, _, root in
+            context.drop(root)
+            return nil
+        }
+    }
+
+    /// Adds `value` to an object's set; returns false when it was already there.
+    @discardableResult
+    public func setInsert(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
+        var inserted = false
+        try updateCollection(table, key, column, expecting: .set) { spec, tableName, root throws(FloeError) in
+            let value = try checked(value, for: spec, in: tableName)
+            let (position, found) = try CollectionTree.lowerBound(of: value, in: root)
+            guard !found else { return root }
+            inserted = true
+            return try CollectionTree.insert(value, key: nil, at: position, into: root, elementType: spec.type,
+                                             nullable: spec.isNullable, context: context)
+        }
+        return inserted
+    }
+
+    /// Removes `value` from an object's set; returns false when it was not there.
+    @discardableResult
+    public func setRemove(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
+        var removed = false
+        try updateCollection(table, key, column, expecting: .set) { _, _, root throws(FloeError) in
+            let (position, found) = try CollectionTree.lowerBound(of: value, in: root)
+            guard found, let root else { return root }
+            removed = true
+            return try CollectionTree.remove(at: position, from: root, context: context)
+        }
+        return removed
+    }
+
+    /// Sets the value for `mapKey` in an object's map (inserting or replacing).
+    public func mapSet(_ value: Value, forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try updateCollection(table, key, column, expecting: .map) { spec, tableName, root throws(FloeError) in
+            if mapKey.contains(".") || mapKey.hasPrefix("$") || mapKey.isEmpty {
+                throw .invalidMapKey(table: tableName, column: spec.name, key: mapKey)
+            }
+            let value = try checked(value, for: spec, in: tableName)
+            let (position, found) = try CollectionTree.lowerBound(ofKey: mapKey, in: root)
+            if found, let root { return try CollectionTree.set(value, at: position, in: root, context: context) }
+            return try CollectionTree.insert(value, key: mapKey, at: position, into: root, elementType: spec.type,
+                                             nullable: spec.isNullable, context: context)
+        }
+    }
+
+    /// Removes `mapKey` from an object's map; returns false when it was not there.
+    @discardableResult
+    public func mapRemove(forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
+        var removed = false
+        try updateCollection(table, key, column, expecting: .map) { _, _, root throws(FloeError) in
+            let (position, found) = try CollectionTree.lowerBound(ofKey: mapKey, in: root)
+            guard found, let root else { return root }
+            removed = true
+            return try CollectionTree.remove(at: position, from: root, context: context)
+        }
+        return removed
+    }
+
+    // MARK: Internals
+
+    private func updateCollection(_ table: TableHandle, _ key: Int64, _ column: Int, expecting kind: CollectionKind?,
+                                  _ change: (ColumnSpec, String, NodeRef<CollectionNode>?) throws(FloeError) -> NodeRef<CollectionNode>?) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        let spec = try columnSpec(node, column)
+        precondition(spec.collection != .single && (kind == nil || spec.collection == kind),
+                     "'\(node.spec.name).\(spec.name)' is not a \(kind.map { "\($0)" } ?? "collection")")
+        guard let (root, leaf, row) = try ClusterTree.mutableLeaf(for: key, root: node.root, context: context) else {
+            throw .noSuchObject(table: node.spec.name, key: key)
+        }
+        node.root = root
+        let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
+        leaf.columns[column] = columnRef
+        let newRoot = try change(spec, node.spec.name, columnNode.storage.collections[row])
+        columnNode.storage.setCollection(newRoot, at: row)
+    }
+
+    private func mutableTable(_ table: TableHandle) throws(FloeError) -> TableNode {
+        _ = try tableNode(table)
+        let (ref, node) = try context.mutable(group.tables[table.index])
+        group.tables[table.index] = ref
+        return node
+    }
+
+    private func columnSpec(_ node: TableNode, _ column: Int) throws(FloeError) -> ColumnSpec {
+        guard column >= 0 && column < node.spec.columns.count else {
+            throw .noSuchColumn(table: node.spec.name, column: "#\(column)")
+        }
+        return node.spec.columns[column]
+    }
+
+    /// The value as the column stores it, or the typed error that names what is wrong.
+    private func checked(_ value: Value, for column: ColumnSpec, in table: String) throws(FloeError) -> Value {
+        let expected = "\(column.isNullable ? "optional " : "")\(column.type)"
+        switch value {
+        case .null:
+            if column.isNullable || column.type == .mixed || (column.type == .link && column.collection == .single) { return .null }
+            throw .nullForRequired(table: table, column: column.name)
+        case .string(let string) where string.utf8.count > Self.maximumValueSize:
+            throw .valueTooLarge(table: table, column: column.name, size: string.utf8.count, limit: Self.maximumValueSize)
+        case .binary(let bytes) where bytes.count > Self.maximumValueSize:
+            throw .valueTooLarge(table: table, column: column.name, size: bytes.count, limit: Self.maximumValueSize)
+        case .int(let int) where column.type == .int && column.integerBits < 64:
+            let limit = Int64(1) << (column.integerBits - 1)
+            guard int >= -limit && int < limit else {
+                throw .typeMismatch(table: table, column: column.name, expected: "a \(column.integerBits)-bit integer", value: value.debugText)
+            }
+            return value
+        case .link(let key) where column.type == .link:
+            let target = column.linkTarget ?? ""
+            guard let handle = try tableIfPresent(named: target), try contains(key, in: handle) else {
+                throw .invalidLink(table: table, column: column.name, target: target, key: key)
+            }
+            return value
+        case .typedLink(let target, let key) where column.type == .mixed:
+            guard let handle = try tableIfPresent(named: target), try contains(key, in: handle) else {
+                throw .invalidLink(table: table, column: column.name, target: target, key: key)
+            }
+            return value
+        default:
+            break
+        }
+        if column.type == .mixed {
+            if case .link = value {
+                throw .typeMismatch(table: table, column: column.name, expected: "a mixed value (links in mixed columns name their table)", value: value.debugText)
+            }
+            return value
+        }
+        guard value.naturalType == column.type else {
+            throw .typeMismatch(table: table, column: column.name, expected: expected, value: value.debugText)
+        }
+        return value
+    }
+}

@@ -1,0 +1,116 @@
+/// Every error Floe throws.
+///
+/// Each case carries what is needed to find the culprit: the file and the byte offset
+/// for storage problems, the table, column and value for data problems. The
+/// `description` is a complete sentence meant to be shown to a developer as is.
+///
+/// ```swift
+/// do {
+///     let store = try Store.open(at: url)
+/// } catch let error as FloeError {
+///     print(error)   // "The file /tmp/x.floe is locked by another process."
+/// }
+/// ```
+public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file does not start with Floe's magic bytes.
+    case notAFloeFile(path: String)
+    /// The file was written by a newer (or unknown) format version.
+    case unsupportedFormatVersion(path: String, found: UInt32, supported: UInt32)
+    /// A checksum or structural check failed while reading the file.
+    case corruptFile(path: String, offset: UInt64, detail: String)
+    /// Another process holds the file's advisory lock.
+    case fileLocked(path: String)
+    /// A system call failed.
+    case io(path: String, operation: String, errno: Int32)
+    /// The store was closed and cannot be used any more.
+    case closed(path: String)
+    /// A mutation was attempted outside a write transaction.
+    case notInWriteTransaction(path: String)
+    /// A write was attempted on a store opened read-only.
+    case readOnly(path: String)
+    /// Beginning another version would exceed `maximumNumberOfActiveVersions`.
+    case tooManyActiveVersions(path: String, active: Int, maximum: Int)
+    /// A table with this name is not in the schema.
+    case noSuchTable(name: String)
+    /// A table with this name already exists.
+    case duplicateTable(name: String)
+    /// The table has no column with this name.
+    case noSuchColumn(table: String, column: String)
+    /// A column with this name already exists in the table.
+    case duplicateColumn(table: String, column: String)
+    /// No object with this key exists in the table.
+    case noSuchObject(table: String, key: Int64)
+    /// An object with this key already exists in the table.
+    case duplicateObjectKey(table: String, key: Int64)
+    /// A value does not fit the column's type.
+    case typeMismatch(table: String, column: String, expected: String, value: String)
+    /// `null` was given for a column that is not nullable.
+    case nullForRequired(table: String, column: String)
+    /// A string or binary value is larger than Floe stores.
+    case valueTooLarge(table: String, column: String, size: Int, limit: Int)
+    /// An index into a list or row position is out of range.
+    case indexOutOfRange(table: String, column: String, index: Int, count: Int)
+    /// A table or column name is empty, too long or otherwise invalid.
+    case invalidName(kind: String, name: String, reason: String)
+    /// A link points at an object that does not exist.
+    case invalidLink(table: String, column: String, target: String, key: Int64)
+    /// A map key is not allowed (contains `.` or starts with `$`).
+    case invalidMapKey(table: String, column: String, key: String)
+
+    public var description: String {
+        switch self {
+        case .notAFloeFile(let path):
+            return "The file \(path) is not a Floe file (its header has no Floe magic)."
+        case .unsupportedFormatVersion(let path, let found, let supported):
+            return "The file \(path) has format version \(found); this build of Floe reads format version \(supported) only."
+        case .corruptFile(let path, let offset, let detail):
+            return "The file \(path) is corrupt at byte offset \(offset): \(detail)."
+        case .fileLocked(let path):
+            return "The file \(path) is locked by another process."
+        case .io(let path, let operation, let errno):
+            return "\(operation) failed on \(path): \(String(cString: strerror(errno))) (errno \(errno))."
+        case .closed(let path):
+            return "The store for \(path) is closed."
+        case .notInWriteTransaction(let path):
+            return "Cannot modify \(path) outside a write transaction."
+        case .readOnly(let path):
+            return "The file \(path) was opened read-only and cannot be written."
+        case .tooManyActiveVersions(let path, let active, let maximum):
+            return "Cannot begin a new version of \(path): \(active) versions are active and maximumNumberOfActiveVersions is \(maximum). Release frozen snapshots that are no longer needed."
+        case .noSuchTable(let name):
+            return "There is no table named '\(name)'."
+        case .duplicateTable(let name):
+            return "A table named '\(name)' already exists."
+        case .noSuchColumn(let table, let column):
+            return "Table '\(table)' has no column '\(column)'."
+        case .duplicateColumn(let table, let column):
+            return "Table '\(table)' already has a column '\(column)'."
+        case .noSuchObject(let table, let key):
+            return "Table '\(table)' has no object with key \(key)."
+        case .duplicateObjectKey(let table, let key):
+            return "Table '\(table)' already has an object with key \(key)."
+        case .typeMismatch(let table, let column, let expected, let value):
+            return "Invalid value \(value) for '\(table).\(column)': expected \(expected)."
+        case .nullForRequired(let table, let column):
+            return "Invalid null value for '\(table).\(column)': the property is required (not optional)."
+        case .valueTooLarge(let table, let column, let size, let limit):
+            return "Value of \(size) bytes for '\(table).\(column)' exceeds the limit of \(limit) bytes."
+        case .indexOutOfRange(let table, let column, let index, let count):
+            return "Index \(index) is out of range for '\(table).\(column)' holding \(count) elements."
+        case .invalidName(let kind, let name, let reason):
+            return "Invalid \(kind) name '\(name)': \(reason)."
+        case .invalidLink(let table, let column, let target, let key):
+            return "Invalid link in '\(table).\(column)': '\(target)' has no object with key \(key)."
+        case .invalidMapKey(let table, let column, let key):
+            return "Invalid map key '\(key)' for '\(table).\(column)': keys may not contain '.' or start with '$'."
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

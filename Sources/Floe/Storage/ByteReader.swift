@@ -1,0 +1,86 @@
+/// Reads little-endian values from a byte buffer, refusing to run past its end.
+///
+/// Decoding never trusts a length it reads: every read is bounds-checked and a short
+/// buffer raises ``ByteReader/Truncated`` so that a corrupt node becomes an error, not a crash.
+struct ByteReader {
+    struct Truncated: Error {
+        let needed: Int
+        let available: Int
+    }
+
+    let bytes: [UInt8]
+    private(set) var position: Int
+
+    init(_ bytes: [UInt8], position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    var remaining: Int { bytes.count - position }
+    var isAtEnd: Bool { position >= bytes.count }
+
+    private func require(_ count: Int) throws(Truncated) {
+        if count < 0 || count > remaining { throw Truncated(needed: count, available: remaining) }
+    }
+
+    mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) throws(Truncated) -> T {
+        try require(MemoryLayout<T>.size)
+        let value = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: T.self) }
+        position += MemoryLayout<T>.size
+        return T(littleEndian: value)
+    }
+
+    mutating func readBytes(_ count: Int) throws(Truncated) -> [UInt8] {
+        try require(count)
+        let slice = Array(bytes[position..<position + count])
+        position += count
+        return slice
+    }
+
+    mutating func readString() throws(Truncated) -> String {
+        let length = Int(try read(UInt32.self))
+        try require(length)
+        let string = bytes.withUnsafeBufferPointer { buffer in
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<position + length]), as: UTF8.self)
+        }
+        position += length
+        return string
+    }
+
+    mutating func readWords(_ count: Int) throws(Truncated) -> [UInt64] {
+        try require(count.multipliedReportingOverflow(by: 8).overflow ? -1 : count * 8)
+        let words = [UInt64](unsafeUninitializedCapacity: count) { buffer, initialized in
+            bytes.withUnsafeBytes { raw in
+                let source = UnsafeRawBufferPointer(rebasing: raw[position..<position + count * 8])
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
+            }
+            initialized = count
+        }
+        position += count * 8
+        #if _endian(little)
+        return words
+        #else
+        return words.map { UInt64(littleEndian: $0) }
+        #endif
+    }
+
+    mutating func readInts(_ count: Int) throws(Truncated) -> [Int64] {
+        try readWords(count).map { Int64(bitPattern: $0) }
+    }
+
+    mutating func readBits(_ count: Int) throws(Truncated) -> [Bool] {
+        let byteCount = (count + 7) / 8
+        try require(byteCount)
+        var flags = [Bool](repeating: false, count: count)
+        for index in 0..<count {
+            flags[index] = bytes[position + index / 8] & (1 << UInt8(index & 7)) != 0
+        }
+        position += byteCount
+        return flags
+    }
+
+    mutating func skip(_ count: Int) throws(Truncated) {
+        try require(count)
+        position += count
+    }
+}

@@ -1,0 +1,65 @@
+/// Accumulates one transaction's nodes into a single contiguous chunk.
+///
+/// Offsets are known as soon as a node is added, because the chunk will be written at
+/// `start` in one piece; so parents can be encoded right after their children.
+/// Compaction streams very large chunks: it takes the buffered bytes out as it goes
+/// (``takeBufferedBytes()``) so that memory stays bounded.
+struct ChunkBuilder {
+    let start: UInt64
+    private(set) var writer: ByteWriter
+    private var headerChecksum = CRC32C()
+    private var flushed: UInt64 = 0
+
+    init(start: UInt64) {
+        self.start = start
+        writer = ByteWriter(capacity: 16 * 1024)
+        writer.append([UInt8](repeating: 0, count: ChunkHeader.size))  // patched in `seal`
+    }
+
+    var isEmpty: Bool { flushed == 0 && writer.count == ChunkHeader.size }
+
+    /// Bytes buffered and not yet taken.
+    var bufferedCount: Int { writer.count }
+
+    /// The file offset the next node will get.
+    var nextOffset: UInt64 { start + flushed + UInt64(writer.count) }
+
+    /// Appends a node and returns its file offset.
+    mutating func append(_ node: NodeImage) -> UInt64 {
+        let offset = nextOffset
+        let position = writer.count
+        node.encode(into: &writer)
+        writer.bytes.withUnsafeBytes { raw in
+            headerChecksum.update(UnsafeRawBufferPointer(rebasing: raw[position..<position + NodeImage.headerSize]))
+        }
+        return offset
+    }
+
+    /// Hands out the buffered bytes, which belong at the returned offset, and empties the buffer.
+    mutating func takeBufferedBytes() -> (offset: UInt64, bytes: [UInt8]) {
+        let offset = start + flushed
+        let bytes = writer.bytes
+        flushed += UInt64(bytes.count)
+        writer = ByteWriter(capacity: 16 * 1024)
+        return (offset, bytes)
+    }
+
+    /// Finishes the chunk with its commit record.
+    ///
+    /// Returns the remaining bytes (which belong at `tailOffset`), the chunk header
+    /// (which belongs at `start`; already inside `tail` when nothing was taken out), and the record.
+    mutating func seal(version: UInt64, rootRef: UInt64, previousCommit: UInt64, liveBytes: UInt64)
+        -> (tailOffset: UInt64, tail: [UInt8], header: [UInt8], record: CommitRecord)
+    {
+        let length = flushed + UInt64(writer.count + CommitRecord.size)
+        let header = ChunkHeader.encoded(length: length)
+        if flushed == 0 {
+            for index in 0..<ChunkHeader.size { writer.bytes[index] = header[index] }
+        }
+        let record = CommitRecord(version: version, rootRef: rootRef, previousCommit: previousCommit,
+                                  chunkStart: start, chunkLength: length, liveBytes: liveBytes,
+                                  chunkChecksum: headerChecksum.value)
+        writer.append(record.encoded())
+        return (start + flushed, writer.bytes, header, record)
+    }
+}

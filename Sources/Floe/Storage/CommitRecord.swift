@@ -1,0 +1,102 @@
+/// The 64-byte record that ends every transaction chunk and makes it a version.
+///
+/// ```
+/// 0   magic "FCMT"        u32
+/// 4   format version      u32
+/// 8   version             u64   monotonically increasing, 1 for the first commit
+/// 16  root ref            u64   offset of the version's root node (0: empty)
+/// 24  previous commit     u64   offset of the previous commit record (0: none)
+/// 32  chunk start         u64   offset of this chunk's header
+/// 40  chunk length        u64   bytes from chunk start to the end of this record
+/// 48  live bytes          u64   bytes of nodes reachable from this root
+/// 56  chunk CRC32C        u32   over the 16-byte headers of the chunk's nodes, in order
+///                               (each node header carries the CRC32C of that node)
+/// 60  record CRC32C       u32   over bytes 0..<60 of this record
+/// ```
+struct CommitRecord: Equatable {
+    static let size = 64
+    static let magic: UInt32 = 0x544D_4346  // "FCMT"
+
+    var version: UInt64
+    var rootRef: UInt64
+    var previousCommit: UInt64
+    var chunkStart: UInt64
+    var chunkLength: UInt64
+    var liveBytes: UInt64
+    var chunkChecksum: UInt32
+
+    /// Where this record itself starts.
+    var offset: UInt64 { chunkStart + chunkLength - UInt64(Self.size) }
+    /// The first byte after this chunk.
+    var end: UInt64 { chunkStart + chunkLength }
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.size)
+        writer.append(Self.magic)
+        writer.append(FileHeader.formatVersion)
+        writer.append(version)
+        writer.append(rootRef)
+        writer.append(previousCommit)
+        writer.append(chunkStart)
+        writer.append(chunkLength)
+        writer.append(liveBytes)
+        writer.append(chunkChecksum)
+        writer.append(CRC32C.checksum(writer.bytes))
+        return writer.bytes
+    }
+
+    /// Decodes a record, or returns nil when its magic or checksum does not hold,
+    /// or when it does not describe itself as sitting at `offset`.
+    static func decode(_ bytes: [UInt8], at offset: UInt64) -> CommitRecord? {
+        guard bytes.count >= size else { return nil }
+        var reader = ByteReader(bytes)
+        guard (try? reader.read(UInt32.self)) == magic,
+              (try? reader.read(UInt32.self)) == FileHeader.formatVersion,
+              CRC32C.checksum(Array(bytes[0..<60])) == bytes.withUnsafeBytes({ UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 60, as: UInt32.self)) })
+        else { return nil }
+        guard let version = try? reader.read(UInt64.self),
+              let rootRef = try? reader.read(UInt64.self),
+              let previousCommit = try? reader.read(UInt64.self),
+              let chunkStart = try? reader.read(UInt64.self),
+              let chunkLength = try? reader.read(UInt64.self),
+              let liveBytes = try? reader.read(UInt64.self),
+              let chunkChecksum = try? reader.read(UInt32.self)
+        else { return nil }
+        let record = CommitRecord(version: version, rootRef: rootRef, previousCommit: previousCommit,
+                                  chunkStart: chunkStart, chunkLength: chunkLength,
+                                  liveBytes: liveBytes, chunkChecksum: chunkChecksum)
+        guard chunkLength >= UInt64(ChunkHeader.size + size),
+              chunkStart >= UInt64(FileHeader.size),
+              record.offset == offset
+        else { return nil }
+        return record
+    }
+}
+
+/// The 16 bytes that open every transaction chunk.
+///
+/// ```
+/// 0  magic "FTXN"  u32
+/// 4  reserved      u32 (zero)
+/// 8  chunk length  u64  bytes from this header to the end of the commit record
+/// ```
+struct ChunkHeader {
+    static let size = 16
+    static let magic: UInt32 = 0x4E58_5446  // "FTXN"
+
+    static func encoded(length: UInt64) -> [UInt8] {
+        var writer = ByteWriter(capacity: size)
+        writer.append(magic)
+        writer.append(UInt32(0))
+        writer.append(length)
+        return writer.bytes
+    }
+
+    static func decodeLength(_ bytes: [UInt8]) -> UInt64? {
+        var reader = ByteReader(bytes)
+        guard (try? reader.read(UInt32.self)) == magic, (try? reader.read(UInt32.self)) == 0,
+              let length = try? reader.read(UInt64.self)
+        else { return nil }
+        return length
+    }
+}

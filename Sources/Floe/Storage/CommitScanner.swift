@@ -1,0 +1,78 @@
+/// Finds a file's last valid commit on open.
+///
+/// The normal path reads one hinted commit record and whatever follows it (nothing, after
+/// a clean close). Only when no hint holds does it walk the chunks from the start. A chunk
+/// that is not whole and correct ends the walk: everything after it is a torn tail.
+struct CommitScanner {
+    let handle: FileHandle
+    let fileSize: UInt64
+    private(set) var report = StorageFile.RecoveryReport()
+
+    init(handle: FileHandle, fileSize: UInt64) {
+        self.handle = handle
+        self.fileSize = fileSize
+    }
+
+    mutating func findLastCommit(hints: [FileHeader.Hint]) throws(FloeError) -> CommitRecord? {
+        for hint in hints {
+            if let record = try readRecord(at: hint.commitOffset), record.version == hint.version {
+                return try followChunks(after: record)
+            }
+        }
+        report.scannedFromStart = true
+        return try followChunks(after: nil)
+    }
+
+    /// The commit record at `offset`, if one is there and intact.
+    private func readRecord(at offset: UInt64) throws(FloeError) -> CommitRecord? {
+        guard offset >= UInt64(FileHeader.size), offset + UInt64(CommitRecord.size) <= fileSize else { return nil }
+        let bytes = try handle.read(count: CommitRecord.size, at: offset)
+        return CommitRecord.decode(bytes, at: offset)
+    }
+
+    /// Walks whole, valid chunks after `base` and returns the last one's record.
+    private mutating func followChunks(after base: CommitRecord?) throws(FloeError) -> CommitRecord? {
+        var last = base
+        var position = base?.end ?? UInt64(FileHeader.size)
+        while position + UInt64(ChunkHeader.size + CommitRecord.size) <= fileSize {
+            let headerBytes = try handle.read(count: ChunkHeader.size, at: position)
+            guard let length = ChunkHeader.decodeLength(headerBytes),
+                  length >= UInt64(ChunkHeader.size + CommitRecord.size),
+                  position + length <= fileSize
+            else { break }
+            guard let record = try readRecord(at: position + length - UInt64(CommitRecord.size)),
+                  record.chunkStart == position,
+                  record.previousCommit == (last?.offset ?? 0),
+                  record.version > (last?.version ?? 0),
+                  try chunkIsWhole(record)
+            else { break }
+            report.scannedBytes += length
+            last = record
+            position = record.end
+        }
+        return last
+    }
+
+    /// Checks every node frame of a chunk against its own checksum and the record's header checksum.
+    private func chunkIsWhole(_ record: CommitRecord) throws(FloeError) -> Bool {
+        var headers = CRC32C()
+        var position = record.chunkStart + UInt64(ChunkHeader.size)
+        let end = record.offset
+        while position < end {
+            guard position + UInt64(NodeImage.headerSize) <= end else { return false }
+            let header = try handle.read(count: NodeImage.headerSize, at: position)
+            guard let parsed = NodeImage.parseHeader(header) else { return false }
+            let bodyLength = parsed.childCount * 8 + parsed.payloadLength
+            let frameLength = UInt64((NodeImage.headerSize + bodyLength + 7) & ~7)
+            guard bodyLength <= NodeImage.maximumSize, position + frameLength <= end else { return false }
+            let body = try handle.read(count: bodyLength, at: position + UInt64(NodeImage.headerSize))
+            guard NodeImage.decode(header: header, body: body, childCount: parsed.childCount,
+                                   payloadLength: parsed.payloadLength, checksum: parsed.checksum,
+                                   kind: parsed.kind) != nil
+            else { return false }
+            header.withUnsafeBytes { headers.update($0) }
+            position += frameLength
+        }
+        return position == end && headers.value == record.chunkChecksum
+    }
+}

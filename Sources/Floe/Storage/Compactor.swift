@@ -1,0 +1,34 @@
+/// Copies the newest version of a file into a new file, node by node.
+///
+/// The copy walks the version's tree from its root through the node images' child
+/// references, writing children before parents into one streamed chunk; memory holds one
+/// node per tree level plus a 1 MiB write buffer, whatever the file's size. A version's
+/// nodes form a tree (no node has two parents), so each is copied exactly once.
+enum Compactor {
+    static let flushThreshold = 1 << 20
+
+    /// Writes the newest version of `file` into a new file at `openPath` (reported as
+    /// `reportedPath`), synced, and returns it open and locked.
+    static func copy(file: StorageFile, to openPath: String, reportedPath: String) throws(FloeError) -> StorageFile {
+        let target = try StorageFile.open(path: reportedPath, openPath: openPath, readOnly: false, durability: .full)
+        guard let commit = file.lastCommit else { return target }
+        var chunk = target.makeChunk()
+        func copyNode(at offset: UInt64) throws(FloeError) -> UInt64 {
+            var image = try file.readNode(at: offset)
+            for index in image.children.indices where image.children[index] != 0 {
+                image.children[index] = try copyNode(at: image.children[index])
+            }
+            let newOffset = chunk.append(image)
+            if chunk.bufferedCount >= flushThreshold {
+                let (at, bytes) = chunk.takeBufferedBytes()
+                try target.writeStreamed(bytes, at: at)
+            }
+            return newOffset
+        }
+        let root = commit.rootRef == 0 ? 0 : try copyNode(at: commit.rootRef)
+        let live = chunk.nextOffset - chunk.start - UInt64(ChunkHeader.size)
+        try target.append(&chunk, version: commit.version, rootRef: root, liveBytes: live)
+        try target.sync()
+        return target
+    }
+}

@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A thin owner of one POSIX file descriptor: positional reads and writes, sync,
+/// truncation and the advisory lock. Every failure becomes a ``FloeError`` naming the file.
+final class FileHandle: @unchecked Sendable {
+    // @unchecked: the descriptor is immutable after init; pread/pwrite are thread-safe.
+    let path: String
+    private let descriptor: Int32
+
+    enum Mode { case readWrite, readOnly }
+
+    /// Opens `openPath`; errors and messages name `path` (which differs while a compacted
+    /// copy is built under a temporary name).
+    init(path: String, openPath: String? = nil, mode: Mode, create: Bool) throws(FloeError) {
+        self.path = path
+        let openPath = openPath ?? path
+        var flags: Int32 = mode == .readOnly ? O_RDONLY : O_RDWR
+        if create && mode == .readWrite { flags |= O_CREAT }
+        flags |= O_CLOEXEC
+        let fd = open(openPath, flags, 0o644)
+        if fd < 0 { throw .io(path: path, operation: "open", errno: errno) }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Takes the process-wide advisory lock: exclusive for writers, shared for read-only opens.
+    func lock(exclusive: Bool) throws(FloeError) {
+        if flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
+            let code = errno
+            if code == EWOULDBLOCK || code == EAGAIN { throw .fileLocked(path: path) }
+            throw .io(path: path, operation: "flock", errno: code)
+        }
+    }
+
+    /// Gives up the advisory lock (the descriptor stays open for snapshots still reading).
+    func unlock() {
+        flock(descriptor, LOCK_UN)
+    }
+
+    func size() throws(FloeError) -> UInt64 {
+        var info = stat()
+        if fstat(descriptor, &info) != 0 { throw .io(path: path, operation: "fstat", errno: errno) }
+        return UInt64(info.st_size)
+    }
+
+    /// Reads exactly `count` bytes at `offset`; a short read (end of file) is an error.
+    func read(count: Int, at offset: UInt64) throws(FloeError) -> [UInt8] {
+        var failure: FloeError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failure = .io(path: path, operation: "pread", errno: errno)
+                    break
+                }
+                if result == 0 {
+                    failure = .corruptFile(path: path, offset: offset, detail: "expected \(count) bytes but the file ends after \(done)")
+                    break
+                }
+                done += result
+            }
+            initialized = failure == nil ? count : 0
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    func write(_ bytes: [UInt8], at offset: UInt64) throws(FloeError) {
+        var failure: FloeError?
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let result = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failure = .io(path: path, operation: "pwrite", errno: errno)
+                    return
+                }
+                done += result
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    func sync() throws(FloeError) {
+        #if canImport(Darwin)
+        let result = fcntl(descriptor, F_FULLFSYNC)
+        #else
+        let result = fdatasync(descriptor)
+        #endif
+        if result != 0 { throw .io(path: path, operation: "fsync", errno: errno) }
+    }
+
+    func truncate(to length: UInt64) throws(FloeError) {
+        if ftruncate(descriptor, off_t(length)) != 0 {
+            throw .io(path: path, operation: "ftruncate", errno: errno)
+        }
+    }
+
+    /// Makes a rename in `directory` durable.
+    static func syncDirectory(of path: String) throws(FloeError) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw .io(path: directory, operation: "open directory", errno: errno) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw .io(path: directory, operation: "fsync directory", errno: errno) }
+    }
+
+    static func move(_ source: String, to destination: String) throws(FloeError) {
+        let result = rename(source, destination)
+        if result != 0 { throw .io(path: destination, operation: "rename from \(source)", errno: errno) }
+    }
+
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// An absolute, symlink-free spelling of `path`, so one file maps to one store.
+    static func canonicalPath(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        // The file does not exist yet: resolve its directory instead.
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        if let resolved = realpath(directory.isEmpty ? "/" : directory, nil) {
+            defer { free(resolved) }
+            let base = String(cString: resolved)
+            return base == "/" ? "/" + name : base + "/" + name
+        }
+        return path
+    }
+}

@@ -1,0 +1,87 @@
+/// A node as the storage layer sees it: a kind tag, references to child nodes, and
+/// opaque payload bytes.
+///
+/// The engine decides what kinds and payloads mean; storage frames, checksums, writes
+/// and reads them, and can walk the child references without understanding the payload
+/// (compaction and verification do).
+///
+/// On disk (8-byte aligned):
+/// ```
+/// 0   magic 0xF10E       u16
+/// 2   kind               u8
+/// 3   flags              u8 (zero)
+/// 4   child count        u32
+/// 8   payload length     u32
+/// 12  CRC32C             u32  over bytes 0..<12, the child refs and the payload
+/// 16  child refs         u64 × child count  (0 = no child)
+/// ..  payload            payload length bytes, then zero padding to a multiple of 8
+/// ```
+struct NodeImage: Equatable {
+    static let headerSize = 16
+    static let magic: UInt16 = 0xF10E
+    /// Nodes larger than this are refused on read as corrupt.
+    static let maximumSize = 1 << 30
+
+    var kind: UInt8
+    var children: [UInt64]
+    var payload: [UInt8]
+
+    init(kind: UInt8, children: [UInt64] = [], payload: [UInt8] = []) {
+        self.kind = kind
+        self.children = children
+        self.payload = payload
+    }
+
+    /// Bytes this node occupies in the file, padding included.
+    var encodedSize: Int {
+        let raw = Self.headerSize + children.count * 8 + payload.count
+        return (raw + 7) & ~7
+    }
+
+    /// Appends the framed node to `writer`.
+    func encode(into writer: inout ByteWriter) {
+        let start = writer.count
+        writer.append(Self.magic)
+        writer.append(kind)
+        writer.append(UInt8(0))
+        writer.append(UInt32(children.count))
+        writer.append(UInt32(payload.count))
+        writer.append(UInt32(0))  // checksum, patched below
+        writer.appendWords(children)
+        writer.append(payload)
+        writer.padToMultiple(of: 8)
+        let crc = writer.bytes.withUnsafeBytes { raw -> UInt32 in
+            var crc = CRC32C()
+            crc.update(UnsafeRawBufferPointer(rebasing: raw[start..<start + 12]))
+            crc.update(UnsafeRawBufferPointer(rebasing: raw[start + 16..<start + 16 + children.count * 8 + payload.count]))
+            return crc.value
+        }
+        writer.patch(crc, at: start + 12)
+    }
+
+    /// Parses a framed node header: child count and payload length, or nil when the magic is wrong.
+    static func parseHeader(_ bytes: [UInt8]) -> (kind: UInt8, childCount: Int, payloadLength: Int, checksum: UInt32)? {
+        var reader = ByteReader(bytes)
+        guard (try? reader.read(UInt16.self)) == magic,
+              let kind = try? reader.read(UInt8.self),
+              (try? reader.read(UInt8.self)) == 0,
+              let childCount = try? reader.read(UInt32.self),
+              let payloadLength = try? reader.read(UInt32.self),
+              let checksum = try? reader.read(UInt32.self)
+        else { return nil }
+        return (kind, Int(childCount), Int(payloadLength), checksum)
+    }
+
+    /// Decodes a node from its header and body bytes, checking the checksum.
+    static func decode(header: [UInt8], body: [UInt8], childCount: Int, payloadLength: Int, checksum: UInt32, kind: UInt8) -> NodeImage? {
+        var crc = CRC32C()
+        header.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<12])) }
+        body.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<childCount * 8 + payloadLength])) }
+        guard crc.value == checksum else { return nil }
+        var reader = ByteReader(body)
+        guard let children = try? reader.readWords(childCount),
+              let payload = try? reader.readBytes(payloadLength)
+        else { return nil }
+        return NodeImage(kind: kind, children: children, payload: payload)
+    }
+}

@@ -1,0 +1,178 @@
+import Synchronization
+
+/// One open Floe file: reads nodes by offset and appends transaction chunks.
+///
+/// Reads are thread-safe and lock-free (positional reads of bytes that never change
+/// once written). Appends are serialized by the caller: the engine's single writer.
+final class StorageFile: @unchecked Sendable {
+    // @unchecked: `lastCommit` and `hintSequence` change only inside
+    // `append`, which the engine calls from its one writer at a time.
+    let path: String
+    let handle: FileHandle
+    let isReadOnly: Bool
+    let durability: Durability
+
+    /// The newest valid commit (nil for a file with no commit yet).
+    private(set) var lastCommit: CommitRecord?
+    /// Where the next chunk will be written. Atomic because readers check node offsets against it.
+    private let end: Atomic<UInt64>
+    var endOffset: UInt64 { end.load(ordering: .acquiring) }
+    private var hintSequence: UInt64
+    /// What open found and did, for diagnostics and tests.
+    let recovery: RecoveryReport
+
+    /// What opening the file had to do.
+    struct RecoveryReport: Equatable {
+        /// Bytes after the last valid commit that were cut off (or, read-only, ignored).
+        var discardedTailBytes: UInt64 = 0
+        /// Whether no usable hint existed and the chunks were scanned from the start.
+        var scannedFromStart = false
+        /// Bytes read to find the last commit (beyond the header and the hinted record).
+        var scannedBytes: UInt64 = 0
+    }
+
+    private init(path: String, handle: FileHandle, isReadOnly: Bool, durability: Durability,
+                 lastCommit: CommitRecord?, endOffset: UInt64, hintSequence: UInt64, recovery: RecoveryReport) {
+        self.path = path
+        self.handle = handle
+        self.isReadOnly = isReadOnly
+        self.durability = durability
+        self.lastCommit = lastCommit
+        end = Atomic(endOffset)
+        self.hintSequence = hintSequence
+        self.recovery = recovery
+    }
+
+    /// Opens (or, unless read-only, creates) a file, takes its lock and finds its last valid commit.
+    ///
+    /// `openPath` names the file to open when it differs from the path errors should name
+    /// (a compacted copy is built under a temporary name, then renamed into place).
+    static func open(path: String, openPath: String? = nil, readOnly: Bool, durability: Durability) throws(FloeError) -> StorageFile {
+        if readOnly && !FileHandle.exists(openPath ?? path) {
+            throw .io(path: path, operation: "open", errno: ENOENT)
+        }
+        let handle = try FileHandle(path: path, openPath: openPath, mode: readOnly ? .readOnly : .readWrite, create: !readOnly)
+        try handle.lock(exclusive: !readOnly)
+        let size = try handle.size()
+        if size < UInt64(FileHeader.size) {
+            // A brand-new file, or one whose creation died before the header was whole.
+            let existing = size == 0 ? [] : try handle.read(count: Int(size), at: 0)
+            let initial = FileHeader.initialBytes()
+            guard Array(initial.prefix(existing.count)) == existing else { throw .notAFloeFile(path: path) }
+            if readOnly { throw .notAFloeFile(path: path) }
+            try handle.write(initial, at: 0)
+            try handle.truncate(to: UInt64(FileHeader.size))
+            if durability == .full { try handle.sync() }
+            return StorageFile(path: path, handle: handle, isReadOnly: false, durability: durability,
+                               lastCommit: nil, endOffset: UInt64(FileHeader.size), hintSequence: 0,
+                               recovery: RecoveryReport())
+        }
+        let header = try handle.read(count: FileHeader.size, at: 0)
+        let hints = try FileHeader.validate(header, path: path)
+        var scanner = CommitScanner(handle: handle, fileSize: size)
+        let found = try scanner.findLastCommit(hints: hints)
+        var report = scanner.report
+        let validEnd = found?.end ?? UInt64(FileHeader.size)
+        report.discardedTailBytes = size - validEnd
+        if validEnd < size && !readOnly {
+            try handle.truncate(to: validEnd)
+            if durability == .full { try handle.sync() }
+        }
+        let file = StorageFile(path: path, handle: handle, isReadOnly: readOnly, durability: durability,
+                               lastCommit: found, endOffset: validEnd,
+                               hintSequence: hints.first?.sequence ?? 0, recovery: report)
+        if let found, !readOnly, hints.first?.commitOffset != found.offset {
+            try file.writeHint(for: found)
+        }
+        return file
+    }
+
+    private let closedFlag = Atomic<Bool>(false)
+
+    /// Stops all further reads and writes and releases the lock. The descriptor itself
+    /// closes when the last reference goes, so a late reader gets an error, never another file's bytes.
+    func close() {
+        closedFlag.store(true, ordering: .releasing)
+        handle.unlock()
+    }
+
+    var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
+
+    /// Reads and checks the node at `offset`.
+    func readNode(at offset: UInt64) throws(FloeError) -> NodeImage {
+        if isClosed { throw .closed(path: path) }
+        guard offset >= UInt64(FileHeader.size), offset % 8 == 0,
+              offset + UInt64(NodeImage.headerSize) <= endOffset
+        else { throw .corruptFile(path: path, offset: offset, detail: "a node reference points outside the written file") }
+        let header = try handle.read(count: NodeImage.headerSize, at: offset)
+        guard let parsed = NodeImage.parseHeader(header) else {
+            throw .corruptFile(path: path, offset: offset, detail: "no node magic at a node reference")
+        }
+        let bodyLength = parsed.childCount * 8 + parsed.payloadLength
+        let paddedBody = (NodeImage.headerSize + bodyLength + 7) & ~7 - NodeImage.headerSize
+        guard bodyLength <= NodeImage.maximumSize, offset + UInt64(NodeImage.headerSize + paddedBody) <= endOffset else {
+            throw .corruptFile(path: path, offset: offset, detail: "a node claims \(bodyLength) bytes, past the end of the file")
+        }
+        let body = try handle.read(count: bodyLength, at: offset + UInt64(NodeImage.headerSize))
+        guard let image = NodeImage.decode(header: header, body: body, childCount: parsed.childCount,
+                                           payloadLength: parsed.payloadLength, checksum: parsed.checksum,
+                                           kind: parsed.kind)
+        else { throw .corruptFile(path: path, offset: offset, detail: "node checksum mismatch") }
+        return image
+    }
+
+    /// A builder for the next chunk.
+    func makeChunk() -> ChunkBuilder { ChunkBuilder(start: endOffset) }
+
+    /// Writes a built chunk in one write, syncs it per the durability, and records it as the last commit.
+    @discardableResult
+    func append(_ chunk: inout ChunkBuilder, version: UInt64, rootRef: UInt64, liveBytes: UInt64) throws(FloeError) -> CommitRecord {
+        guard !isReadOnly else { throw .readOnly(path: path) }
+        if isClosed { throw .closed(path: path) }
+        precondition(chunk.start == endOffset, "chunk built for offset \(chunk.start) but the file ends at \(endOffset)")
+        let sealed = chunk.seal(version: version, rootRef: rootRef, previousCommit: lastCommit?.offset ?? 0, liveBytes: liveBytes)
+        do {
+            try handle.write(sealed.tail, at: sealed.tailOffset)
+            if sealed.tailOffset != sealed.record.chunkStart {
+                try handle.write(sealed.header, at: sealed.record.chunkStart)
+            }
+            if durability == .full { try handle.sync() }
+        } catch {
+            // Leave no half chunk behind for the next commit to follow.
+            try? handle.truncate(to: endOffset)
+            throw error
+        }
+        lastCommit = sealed.record
+        end.store(sealed.record.end, ordering: .releasing)
+        try writeHint(for: sealed.record)
+        return sealed.record
+    }
+
+    /// Writes buffered bytes of a streamed chunk (compaction) ahead of `append`.
+    func writeStreamed(_ bytes: [UInt8], at offset: UInt64) throws(FloeError) {
+        try handle.write(bytes, at: offset)
+    }
+
+    func sync() throws(FloeError) { try handle.sync() }
+
+    private func writeHint(for record: CommitRecord) throws(FloeError) {
+        hintSequence += 1
+        let hint = FileHeader.Hint(sequence: hintSequence, commitOffset: record.offset, version: record.version)
+        let slot = FileHeader.slotOffsets[Int(hintSequence % 2)]
+        try handle.write(hint.encoded(), at: slot)
+    }
+
+    /// Bytes in the file that no longer belong to the newest version.
+    var deadBytes: UInt64 {
+        let live = lastCommit?.liveBytes ?? 0
+        return endOffset - UInt64(FileHeader.size) - min(live, endOffset - UInt64(FileHeader.size))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
