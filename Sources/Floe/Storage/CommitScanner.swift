@@ -24,7 +24,7 @@ struct CommitScanner {
     }
 
     /// The commit record at `offset`, if one is there and intact.
-    private func readRecord(at offset: UInt64) throws(FloeError) -> CommitRecord? {
+    func readRecord(at offset: UInt64) throws(FloeError) -> CommitRecord? {
         guard offset >= UInt64(FileHeader.size), offset + UInt64(CommitRecord.size) <= fileSize else { return nil }
         let bytes = try handle.read(count: CommitRecord.size, at: offset)
         return CommitRecord.decode(bytes, at: offset)
@@ -54,7 +54,7 @@ struct CommitScanner {
     }
 
     /// Checks every node frame of a chunk against its own checksum and the record's header checksum.
-    private func chunkIsWhole(_ record: CommitRecord) throws(FloeError) -> Bool {
+    func chunkIsWhole(_ record: CommitRecord) throws(FloeError) -> Bool {
         var headers = CRC32C()
         var position = record.chunkStart + UInt64(ChunkHeader.size)
         let end = record.offset
