@@ -1,0 +1,38 @@
+import Foundation
+@_spi(Engine) import Floe
+
+/// `floe inspect`: what a file holds, without reading its objects.
+enum Inspect {
+    static func run(path: String) throws {
+        let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
+        defer { store.close() }
+        let snapshot = try store.snapshot()
+        print("file: \(path)")
+        print("version: \(snapshot.version)")
+        print("size: \(store.fileSize) bytes (\(store.deadBytes) no longer used by the newest version)")
+        for name in try snapshot.tableNames() {
+            let table = try snapshot.table(named: name)
+            let spec = try snapshot.spec(of: table)
+            print("\ntable \(name) (\(spec.kind)): \(try snapshot.objectCount(in: table)) objects")
+            for column in spec.columns {
+                print("  \(column.name): \(describe(column))")
+            }
+        }
+    }
+
+    static func describe(_ column: ColumnSpec) -> String {
+        var type = column.type == .link ? "link → \(column.linkTarget ?? "?")" : "\(column.type)"
+        if column.type == .int && column.integerBits != 64 { type += "\(column.integerBits)" }
+        if column.isNullable { type += "?" }
+        switch column.collection {
+        case .single: break
+        case .list: type = "list<\(type)>"
+        case .set: type = "set<\(type)>"
+        case .map: type = "map<string, \(type)>"
+        }
+        var flags: [String] = []
+        if column.isPrimaryKey { flags.append("primary key") }
+        if column.isIndexed { flags.append("indexed") }
+        return flags.isEmpty ? type : "\(type) [\(flags.joined(separator: ", "))]"
+    }
+}
