@@ -24,6 +24,8 @@ protocol TreeNode: AnyObject {
     var isMutable: Bool { get set }
     /// Bytes the node occupies in the file; 0 while it was never written.
     var storedSize: Int { get set }
+    /// Stops with a message naming the culprit when the node breaks one of its own rules.
+    func checkLocalInvariants()
 }
 
 /// Type-erased view of a ``NodeRef`` for walks that do not care about the node type.
@@ -92,6 +94,9 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
     func persist(into chunk: inout ChunkBuilder?) -> UInt64 {
         guard let node = resident.load(), node.isMutable else { return offset }
         node.forEachChild { child in _ = child.persist(into: &chunk) }
+        #if FLOE_INVARIANTS
+        node.checkLocalInvariants()
+        #endif
         node.isMutable = false
         if chunk != nil {
             let image = node.image()
