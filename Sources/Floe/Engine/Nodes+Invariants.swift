@@ -9,6 +9,7 @@ extension GroupNode {
 extension TableNode {
     func checkLocalInvariants() {
         precondition(count >= 0, "table '\(spec.name)' records \(count) objects")
+        precondition(indexRoots.count == spec.columns.count, "table '\(spec.name)' has \(indexRoots.count) index slots for \(spec.columns.count) columns")
         precondition((root == nil) == (count == 0), "table '\(spec.name)' records \(count) objects but \(root == nil ? "has no" : "has a") tree")
     }
 }

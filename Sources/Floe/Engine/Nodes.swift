@@ -38,25 +38,29 @@
 /// One table: its schema, key allocation, row count and cluster tree.
 ///
 /// Payload: name, kind, next key, row count, then each column's spec.
-/// Children: `[cluster root or 0]`.
+/// Children: `[cluster root or 0]`, then one search index root per column (0: no index, or empty).
 final class TableNode: TreeNode, @unchecked Sendable {
     var spec: TableSpec
     var nextKey: Int64
     var count: Int
     var root: NodeRef<ClusterNode>?
+    /// One search index per column, parallel to `spec.columns` (nil: not indexed, or empty).
+    var indexRoots: [NodeRef<ClusterNode>?]
     var isMutable: Bool
     var storedSize = 0
 
-    init(spec: TableSpec, nextKey: Int64 = 0, count: Int = 0, root: NodeRef<ClusterNode>? = nil, isMutable: Bool = true) {
+    init(spec: TableSpec, nextKey: Int64 = 0, count: Int = 0, root: NodeRef<ClusterNode>? = nil,
+         indexRoots: [NodeRef<ClusterNode>?]? = nil, isMutable: Bool = true) {
         self.spec = spec
         self.nextKey = nextKey
         self.count = count
         self.root = root
+        self.indexRoots = indexRoots ?? Array(repeating: nil, count: spec.columns.count)
         self.isMutable = isMutable
     }
 
     static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> TableNode {
-        guard image.kind == NodeKind.table.rawValue, image.children.count == 1 else {
+        guard image.kind == NodeKind.table.rawValue, !image.children.isEmpty else {
             throw DecodeFailure("expected a table node, found kind \(image.kind)")
         }
         var reader = ByteReader(image.payload)
@@ -80,9 +84,12 @@ final class TableNode: TreeNode, @unchecked Sendable {
                                           linkTarget: target.isEmpty ? nil : target, integerBits: bits,
                                           isIndexed: flags & 1 != 0, isPrimaryKey: flags & 2 != 0))
             }
-            let root = image.children[0] == 0 ? nil : NodeRef<ClusterNode>(offset: image.children[0], source: source)
+            guard image.children.count == 1 + columns.count else {
+                throw DecodeFailure("table node has \(image.children.count) children for \(columns.count) columns")
+            }
+            let refs = image.children.map { $0 == 0 ? nil : NodeRef<ClusterNode>(offset: $0, source: source) }
             return TableNode(spec: TableSpec(name: name, kind: kind, columns: columns), nextKey: nextKey,
-                             count: count, root: root, isMutable: false)
+                             count: count, root: refs[0], indexRoots: Array(refs.dropFirst()), isMutable: false)
         } catch let failure as DecodeFailure {
             throw failure
         } catch {
@@ -106,18 +113,20 @@ final class TableNode: TreeNode, @unchecked Sendable {
             writer.append(UInt8((column.isIndexed ? 1 : 0) | (column.isPrimaryKey ? 2 : 0)))
             writer.appendString(column.linkTarget ?? "")
         }
-        return NodeImage(kind: NodeKind.table.rawValue, children: [root?.offset ?? 0], payload: writer.bytes)
+        return NodeImage(kind: NodeKind.table.rawValue, children: [root?.offset ?? 0] + indexRoots.map { $0?.offset ?? 0 },
+                         payload: writer.bytes)
     }
 
     func mutableCopy() -> TableNode {
-        TableNode(spec: spec, nextKey: nextKey, count: count, root: root, isMutable: true)
+        TableNode(spec: spec, nextKey: nextKey, count: count, root: root, indexRoots: indexRoots, isMutable: true)
     }
 
     func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         if let root { try body(root) }
+        for case let index? in indexRoots { try body(index) }
     }
 
-    func childSlots() -> [AnyNodeRef?] { [root] }
+    func childSlots() -> [AnyNodeRef?] { [root] + indexRoots }
 }
 
 /// A node of a table's cluster tree, keyed by object key.

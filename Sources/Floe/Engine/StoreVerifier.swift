@@ -44,8 +44,31 @@ enum StoreVerifier {
                     report.problems.append("table '\(table.spec.name)' records \(table.count) objects but its tree holds \(found)")
                 }
                 try checkCollectionsAndKeys(of: table, into: &report)
+                try checkSearchIndexes(of: table, into: &report)
             } catch {
                 report.problems.append("\(error)")
+            }
+        }
+    }
+
+    private static func checkSearchIndexes(of table: TableNode, into report: inout VerificationReport) throws {
+        for (column, spec) in table.spec.columns.enumerated() where spec.hasSearchIndex {
+            let root = table.indexRoots[column]
+            try ClusterTree.checkInvariants(of: root, table: SearchIndex.entrySpec)
+            let indexed = try SearchIndex.allKeys(in: root)
+            if indexed.count != table.count || Set(indexed).count != indexed.count {
+                report.problems.append("the index of '\(table.spec.name).\(spec.name)' holds \(indexed.count) entries for \(table.count) objects")
+                continue
+            }
+            try ClusterTree.forEachLeaf(in: table.root) { leaf throws(FloeError) in
+                let storage = try leaf.columns[column].load().storage
+                for row in 0..<leaf.keys.count {
+                    let candidates = try SearchIndex.candidates(for: storage.value(at: row), in: root)
+                    if !candidates.contains(leaf.keys[row]) {
+                        report.problems.append("the index of '\(table.spec.name).\(spec.name)' does not file object \(leaf.keys[row]) under its value")
+                    }
+                }
+                return true
             }
         }
     }

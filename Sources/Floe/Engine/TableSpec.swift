@@ -109,6 +109,9 @@ extension ColumnSpec {
         }
     }
 
+    /// Whether the engine keeps a search index for this column.
+    var hasSearchIndex: Bool { (isIndexed || isPrimaryKey) && collection == .single }
+
     /// How a leaf lays this column out.
     var layout: ColumnStorage.Layout {
         collection == .single ? ColumnStorage.Layout(elementType: type) : .collections

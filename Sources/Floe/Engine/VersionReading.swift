@@ -117,6 +117,12 @@
         return total
     }
 
+    /// Keys of the objects whose `column` equals `value` (at most `limit`), in key order when
+    /// found by scanning. Uses the column's search index when it has one.
+    public func findObjects(in table: TableHandle, column: Int, equalTo value: Value, limit: Int = .max) throws(FloeError) -> [Int64] {
+        try SearchIndex.findObjects(in: tableNode(table), column: column, equalTo: value, limit: limit)
+    }
+
     // MARK: Collections
 
     /// The number of elements in an object's list, set or map.

@@ -85,12 +85,22 @@
         if node.spec.columnIndex(named: column.name) != nil { throw .duplicateColumn(table: node.spec.name, column: column.name) }
         try TableSpec.validateName(column.name, kind: "column '\(node.spec.name).\(column.name)'", limit: TableSpec.maximumColumnNameLength)
         try column.validate(in: node.spec.name)
+        if column.isPrimaryKey && node.count > 1 {
+            throw .duplicatePrimaryKey(table: node.spec.name, column: column.name, value: "the default value of \(node.count) existing objects")
+        }
         node.spec.columns.append(column)
+        node.indexRoots.append(nil)
         let fill = column.isNullable || column.type == .mixed || column.type == .link ? Value.null : Value.defaultValue(for: column.type)
+        var keys: [Int64] = []
         node.root = try ClusterTree.updateEveryLeaf(root: node.root, context: context) { leaf in
             var storage = ColumnStorage(layout: column.layout, type: column.type, nullable: column.isNullable)
             for _ in 0..<leaf.keys.count { storage.append(fill) }
             leaf.columns.append(NodeRef(ColumnNode(storage: storage)))
+            keys.append(contentsOf: leaf.keys)
+        }
+        if column.hasSearchIndex {
+            let index = node.spec.columns.count - 1
+            for key in keys { node.indexRoots[index] = try SearchIndex.insert(key, for: fill, into: node.indexRoots[index], context: context) }
         }
     }
 
@@ -100,6 +110,8 @@
         let node = try mutableTable(table)
         guard let index = node.spec.columnIndex(named: name) else { throw .noSuchColumn(table: node.spec.name, column: name) }
         node.spec.columns.remove(at: index)
+        context.drop(node.indexRoots[index])
+        node.indexRoots.remove(at: index)
         let context = self.context
         node.root = try ClusterTree.updateEveryLeaf(root: node.root, context: context) { leaf in
             context.drop(leaf.columns[index])
@@ -146,10 +158,16 @@
         var row = values
         for index in columns.indices where columns[index].collection == .single {
             row[index] = try checked(values[index], for: columns[index], in: node.spec.name)
+            if columns[index].isPrimaryKey, try firstObject(in: node, column: index, equalTo: row[index]) != nil {
+                throw .duplicatePrimaryKey(table: node.spec.name, column: columns[index].name, value: row[index].debugText)
+            }
         }
         node.root = try ClusterTree.insert(key: key, row: row, table: node.spec, into: node.root, context: context)
         node.count += 1
         node.nextKey = max(node.nextKey, key + 1)
+        for index in columns.indices where columns[index].hasSearchIndex {
+            node.indexRoots[index] = try SearchIndex.insert(key, for: row[index], into: node.indexRoots[index], context: context)
+        }
     }
 
     /// Sets one column of one object.
@@ -165,7 +183,18 @@
         node.root = root
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
+        guard spec.hasSearchIndex else {
+            columnNode.storage.set(value, at: row)
+            return
+        }
+        let old = columnNode.storage.value(at: row)
+        guard old != value else { return }
+        if spec.isPrimaryKey, try firstObject(in: node, column: column, equalTo: value) != nil {
+            throw .duplicatePrimaryKey(table: node.spec.name, column: spec.name, value: value.debugText)
+        }
         columnNode.storage.set(value, at: row)
+        node.indexRoots[column] = try SearchIndex.remove(key, for: old, from: node.indexRoots[column], context: context)
+        node.indexRoots[column] = try SearchIndex.insert(key, for: value, into: node.indexRoots[column], context: context)
     }
 
     /// Deletes an object (its collections go with it). Returns false when there was none.
@@ -173,10 +202,19 @@
     public func deleteObject(from table: TableHandle, key: Int64) throws(FloeError) -> Bool {
         try requireOpen()
         let node = try mutableTable(table)
+        let indexed = node.spec.columns.indices.filter { node.spec.columns[$0].hasSearchIndex }
+        var indexedValues: [Value] = []
+        if !indexed.isEmpty, let (leaf, row) = try ClusterTree.find(key, in: node.root) {
+            for column in indexed { indexedValues.append(try leaf.columns[column].load().storage.value(at: row)) }
+        }
         let (removed, root) = try ClusterTree.remove(key: key, from: node.root, context: context)
         node.root = root
-        if removed { node.count -= 1 }
-        return removed
+        guard removed else { return false }
+        node.count -= 1
+        for (column, value) in zip(indexed, indexedValues) {
+            node.indexRoots[column] = try SearchIndex.remove(key, for: value, from: node.indexRoots[column], context: context)
+        }
+        return true
     }
 
     /// Deletes every object of a table, in O(1).
@@ -186,6 +224,10 @@
         context.drop(node.root)
         node.root = nil
         node.count = 0
+        for index in node.indexRoots.indices {
+            context.drop(node.indexRoots[index])
+            node.indexRoots[index] = nil
+        }
     }
 
     // MARK: Collections
@@ -326,6 +368,11 @@
         leaf.columns[column] = columnRef
         let newRoot = try change(spec, node.spec.name, columnNode.storage.collections[row])
         columnNode.storage.setCollection(newRoot, at: row)
+    }
+
+    /// The first object whose `column` equals `value`, through the index when there is one.
+    private func firstObject(in node: TableNode, column: Int, equalTo value: Value) throws(FloeError) -> Int64? {
+        try SearchIndex.findObjects(in: node, column: column, equalTo: value, limit: 1).first
     }
 
     private func mutableTable(_ table: TableHandle) throws(FloeError) -> TableNode {

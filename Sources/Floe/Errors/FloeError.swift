@@ -40,6 +40,8 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case duplicateColumn(table: String, column: String)
     /// No object with this key exists in the table.
     case noSuchObject(table: String, key: Int64)
+    /// Another object already has this primary key value.
+    case duplicatePrimaryKey(table: String, column: String, value: String)
     /// An object with this key already exists in the table.
     case duplicateObjectKey(table: String, key: Int64)
     /// A value does not fit the column's type.
@@ -87,6 +89,8 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Table '\(table)' already has a column '\(column)'."
         case .noSuchObject(let table, let key):
             return "Table '\(table)' has no object with key \(key)."
+        case .duplicatePrimaryKey(let table, let column, let value):
+            return "Attempting to create an object of type '\(table)' with an existing primary key value \(value) for '\(column)'."
         case .duplicateObjectKey(let table, let key):
             return "Table '\(table)' already has an object with key \(key)."
         case .typeMismatch(let table, let column, let expected, let value):
