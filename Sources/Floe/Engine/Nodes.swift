@@ -1,32 +1,38 @@
 /// The root of one version: the list of tables.
 ///
-/// Payload: `u32 table count`. Children: one table node per table, in creation order.
+/// Payload: `u32 table count, u64 schema version`. Children: one table node per table, in creation order.
 @_spi(Engine) public final class GroupNode: TreeNode, @unchecked Sendable {
     var tables: [NodeRef<TableNode>]
+    /// The schema version the object layer last stored (see `Realm.Configuration.schemaVersion`).
+    var schemaVersion: UInt64
     var isMutable: Bool
     var storedSize = 0
 
-    init(tables: [NodeRef<TableNode>] = [], isMutable: Bool = true) {
+    init(tables: [NodeRef<TableNode>] = [], schemaVersion: UInt64 = 0, isMutable: Bool = true) {
         self.tables = tables
+        self.schemaVersion = schemaVersion
         self.isMutable = isMutable
     }
 
     static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> GroupNode {
         guard image.kind == NodeKind.group.rawValue else { throw DecodeFailure("expected a group node, found kind \(image.kind)") }
         var reader = ByteReader(image.payload)
-        guard let count = try? reader.read(UInt32.self), Int(count) == image.children.count else {
+        guard let count = try? reader.read(UInt32.self), Int(count) == image.children.count,
+              let schemaVersion = try? reader.read(UInt64.self)
+        else {
             throw DecodeFailure("group table count does not match its children")
         }
-        return GroupNode(tables: image.children.map { NodeRef(offset: $0, source: source) }, isMutable: false)
+        return GroupNode(tables: image.children.map { NodeRef(offset: $0, source: source) }, schemaVersion: schemaVersion, isMutable: false)
     }
 
     func image() -> NodeImage {
-        var writer = ByteWriter(capacity: 8)
+        var writer = ByteWriter(capacity: 12)
         writer.append(UInt32(tables.count))
+        writer.append(schemaVersion)
         return NodeImage(kind: NodeKind.group.rawValue, children: tables.map(\.offset), payload: writer.bytes)
     }
 
-    func mutableCopy() -> GroupNode { GroupNode(tables: tables, isMutable: true) }
+    func mutableCopy() -> GroupNode { GroupNode(tables: tables, schemaVersion: schemaVersion, isMutable: true) }
 
     func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         for table in tables { try body(table) }

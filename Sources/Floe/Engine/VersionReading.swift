@@ -16,6 +16,9 @@
 }
 
 @_spi(Engine) extension VersionReading {
+    /// The schema version the object layer stored with this version.
+    public var schemaVersion: UInt64 { group.schemaVersion }
+
     /// Names of every table, in creation order.
     public func tableNames() throws(FloeError) -> [String] {
         var names: [String] = []

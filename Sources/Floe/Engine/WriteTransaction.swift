@@ -69,6 +69,35 @@
         return TableHandle(index: group.tables.count - 1, name: spec.name)
     }
 
+    /// Records the object layer's schema version with this version.
+    public func setSchemaVersion(_ version: UInt64) throws(FloeError) {
+        try requireOpen()
+        group.schemaVersion = version
+    }
+
+    /// Adds or drops the search index of a column.
+    public func setIndexed(_ indexed: Bool, column: Int, in table: TableHandle) throws(FloeError) {
+        try requireOpen()
+        let node = try mutableTable(table)
+        let spec = try columnSpec(node, column)
+        let had = spec.hasSearchIndex
+        node.spec.columns[column].isIndexed = indexed
+        let has = node.spec.columns[column].hasSearchIndex
+        guard had != has else { return }
+        context.drop(node.indexRoots[column])
+        node.indexRoots[column] = nil
+        guard has else { return }
+        var entries: [(Int64, Value)] = []
+        try ClusterTree.forEachLeaf(in: node.root) { leaf throws(FloeError) in
+            let storage = try leaf.columns[column].load().storage
+            for row in 0..<leaf.keys.count { entries.append((leaf.keys[row], storage.value(at: row))) }
+            return true
+        }
+        for (key, value) in entries {
+            node.indexRoots[column] = try SearchIndex.insert(key, for: value, into: node.indexRoots[column], context: context)
+        }
+    }
+
     /// Removes a table and all its objects.
     public func removeTable(_ table: TableHandle) throws(FloeError) {
         try requireOpen()

@@ -56,8 +56,24 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidName(kind: String, name: String, reason: String)
     /// A link points at an object that does not exist.
     case invalidLink(table: String, column: String, target: String, key: Int64)
+    /// `beginWrite()` was called while a write transaction is already open.
+    case alreadyInWriteTransaction(path: String)
+    /// A managed object's primary key was changed.
+    case primaryKeyChanged(className: String, property: String, from: String, to: String)
+    /// The model classes differ from the schema stored in the file, and no migration was provided.
+    case schemaMismatch(path: String, differences: [String])
+    /// The configuration's schema version is lower than the file's.
+    case schemaVersionTooLow(path: String, stored: UInt64, requested: UInt64)
+    /// The object does not belong to this realm (or is not managed at all).
+    case objectNotInRealm(className: String, detail: String)
+    /// The operation is not allowed on objects of this kind.
+    case invalidOperation(className: String, detail: String)
+    /// A model class breaks a schema rule.
+    case invalidSchema(className: String, property: String, reason: String)
     /// A map key is not allowed (contains `.` or starts with `$`).
     case invalidMapKey(table: String, column: String, key: String)
+    /// A string does not spell a value of the type it was parsed as (an `ObjectId` or a `Decimal128`).
+    case invalidValueString(type: String, string: String, reason: String)
 
     public var description: String {
         switch self {
@@ -105,8 +121,24 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid \(kind) name '\(name)': \(reason)."
         case .invalidLink(let table, let column, let target, let key):
             return "Invalid link in '\(table).\(column)': '\(target)' has no object with key \(key)."
+        case .alreadyInWriteTransaction(let path):
+            return "The realm at \(path) is already in a write transaction."
+        case .primaryKeyChanged(let className, let property, let from, let to):
+            return "Primary key '\(className).\(property)' cannot be changed after an object is managed (from \(from) to \(to))."
+        case .schemaMismatch(let path, let differences):
+            return "Migration is required for \(path) because the schema has changed:\n- " + differences.joined(separator: "\n- ")
+        case .schemaVersionTooLow(let path, let stored, let requested):
+            return "Provided schema version \(requested) is less than last set version \(stored) for \(path)."
+        case .objectNotInRealm(let className, let detail):
+            return "The \(className) object \(detail)."
+        case .invalidOperation(let className, let detail):
+            return "\(className): \(detail)."
+        case .invalidSchema(let className, let property, let reason):
+            return "Invalid model class '\(className)', property '\(property)': \(reason)."
         case .invalidMapKey(let table, let column, let key):
             return "Invalid map key '\(key)' for '\(table).\(column)': keys may not contain '.' or start with '$'."
+        case .invalidValueString(let type, let string, let reason):
+            return "Invalid \(type) string '\(string)': \(reason)."
         }
     }
 }

@@ -1,0 +1,73 @@
+/// Every object of one class in a realm: lazy and live.
+///
+/// Results read the realm's current version each time they are used, so a count or an
+/// index taken earlier may be stale: use the results again rather than keeping indexes.
+///
+/// ```swift
+/// let dogs = realm.objects(Dog.self)
+/// print(dogs.count)
+/// for dog in dogs where dog.age > 2 { print(dog.name) }
+/// ```
+public struct Results<Element: Object>: RandomAccessCollection {
+    let core: RealmCore
+
+    init(core: RealmCore) {
+        self.core = core
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// The number of objects now.
+    public var count: Int {
+        guard let binding = tableBinding() else { return 0 }
+        return check { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
+    }
+
+    public subscript(position: Int) -> Element {
+        guard let binding = tableBinding(),
+              let key = check({ () throws(FloeError) in try core.currentReader().objectKey(at: position, in: binding.table) })
+        else { preconditionFailure("Index \(position) is out of bounds for Results<\(Element.className())> of \(count) objects.") }
+        return core.materialize(Element.self, key: key, binding: binding)
+    }
+
+    /// Iterates over the objects as they were when iteration began.
+    public func makeIterator() -> Iterator {
+        guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, keys: []) }
+        let keys = check { () throws(FloeError) in try core.currentReader().objectKeys(in: binding.table) }
+        return Iterator(core: core, binding: binding, keys: keys)
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let core: RealmCore
+        let binding: TableBinding?
+        let keys: [Int64]
+        var position = 0
+
+        public mutating func next() -> Element? {
+            guard let binding, position < keys.count else { return nil }
+            defer { position += 1 }
+            return core.materialize(Element.self, key: keys[position], binding: binding)
+        }
+    }
+
+    /// Live results are never frozen.
+    public var isFrozen: Bool { false }
+
+    /// A frozen, `Sendable` snapshot of these results at the realm's last committed version.
+    public func freeze() throws -> FrozenResults<Element> {
+        FrozenResults(snapshot: try core.latestSnapshot())
+    }
+
+    private func tableBinding() -> TableBinding? {
+        check { () throws(FloeError) in try core.tableBinding(for: Element.self) }
+    }
+
+    private func check<T>(_ body: () throws(FloeError) -> T) -> T {
+        do {
+            return try body()
+        } catch {
+            preconditionFailure("Results<\(Element.className())>: \(error)")
+        }
+    }
+}

@@ -1,0 +1,156 @@
+/// What every model class can do, whatever its kind.
+public protocol RealmObject: ObjectBase {}
+
+extension ObjectBase: RealmObject {}
+
+extension RealmObject {
+    /// Creates an unmanaged object from a dictionary, an array in property order, or another
+    /// object (a managed one gives an independent, unmanaged copy).
+    ///
+    /// ```swift
+    /// let copy = try Dog(value: managedDog)
+    /// let pluto = try Dog(value: ["name": "Pluto", "age": 3])
+    /// ```
+    public init(value: Any) throws {
+        self.init()
+        let schema = try SchemaDiscovery.schema(for: Self.self)
+        let values = try ValueCoercion.propertyValues(for: schema, from: value)
+        for (index, property) in schema.properties.enumerated() {
+            if let value = values[index] { property.accessor.setUnmanaged(self, value) }
+        }
+    }
+
+    /// A frozen, `Sendable` view of this managed object at its realm's last committed version.
+    ///
+    /// ```swift
+    /// let frozenDog = try dog.freeze()
+    /// Task.detached { print(frozenDog.name) }
+    /// ```
+    public func freeze() throws -> Frozen<Self> {
+        guard let binding = _floeBinding else {
+            throw FloeError.invalidOperation(className: Self.className(), detail: "unmanaged objects cannot be frozen; add the object to a realm first")
+        }
+        if let frozen = binding.source as? FrozenSource {
+            return Frozen(snapshot: frozen.snapshot, binding: binding.tableBinding, key: binding.key)
+        }
+        guard let core = binding.source as? RealmCore else {
+            throw FloeError.invalidOperation(className: Self.className(), detail: "this object cannot be frozen")
+        }
+        return Frozen(snapshot: try core.latestSnapshot(), binding: binding.tableBinding, key: binding.key)
+    }
+}
+
+extension ObjectBase {
+    /// Whether this managed object was deleted (or its write rolled back). Unmanaged objects are never invalidated.
+    public var isInvalidated: Bool {
+        guard let binding = _floeBinding else { return false }
+        return !binding.exists
+    }
+
+    /// Whether this object is a frozen view (never, for a live or unmanaged object).
+    public var isFrozen: Bool { _floeBinding?.source.isFrozen ?? false }
+
+    /// The schema of this object's class.
+    public var objectSchema: ObjectSchema {
+        ObjectSchema(info: try! SchemaDiscovery.schema(for: type(of: self)))
+    }
+
+    /// Whether two objects are the same stored object (for unmanaged objects: the same instance).
+    public func isSameObject(as other: ObjectBase?) -> Bool {
+        guard let other else { return false }
+        if self === other { return true }
+        guard let mine = _floeBinding, let theirs = other._floeBinding else { return false }
+        return mine.key == theirs.key && mine.tableBinding.schema.className == theirs.tableBinding.schema.className
+            && sameStore(mine.source, theirs.source)
+    }
+
+    private func sameStore(_ a: ObjectSource, _ b: ObjectSource) -> Bool {
+        if a === b { return true }
+        if let a = a as? RealmCore, let b = b as? RealmCore { return a.store === b.store }
+        return false
+    }
+}
+
+extension ObjectBase: Hashable {
+    /// Managed objects are equal when they are the same stored object; unmanaged ones only to themselves.
+    public static func == (lhs: ObjectBase, rhs: ObjectBase) -> Bool {
+        lhs.isSameObject(as: rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        if let binding = _floeBinding {
+            hasher.combine(binding.tableBinding.schema.className)
+            hasher.combine(binding.key)
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+}
+
+extension ObjectBase: CustomStringConvertible {
+    /// `Dog { name = Rex; age = 3; }`, like Realm's.
+    public var description: String {
+        guard let schema = try? SchemaDiscovery.schema(for: type(of: self)) else { return "\(type(of: self))" }
+        if isInvalidated { return "[invalid object]" }
+        let lines = schema.properties.map { property -> String in
+            let value = property.accessor.unmanagedValue(self)
+            return "\t\(property.name) = \(value.debugText);"
+        }
+        return "\(schema.className) {\n" + lines.joined(separator: "\n") + "\n}"
+    }
+}
+
+/// The schema of a model class, as Realm describes it.
+///
+/// ```swift
+/// for property in dog.objectSchema.properties { print(property.name, property.type) }
+/// ```
+public struct ObjectSchema: Sendable, CustomStringConvertible {
+    let info: ObjectSchemaInfo
+
+    /// The class (and table) name.
+    public var className: String { info.className }
+    /// The persisted properties, in declaration order (superclass first).
+    public var properties: [Property] { info.properties.map(Property.init) }
+    /// The primary key property, if any.
+    public var primaryKeyProperty: Property? { info.primaryKeyIndex.map { Property(info: info.properties[$0]) } }
+    /// Whether the class is an embedded object class.
+    public var isEmbedded: Bool { info.kind == .embedded }
+
+    public subscript(propertyName: String) -> Property? {
+        info.property(named: propertyName).map(Property.init)
+    }
+
+    public var description: String {
+        "\(className) {\n" + properties.map { "\t\($0)" }.joined(separator: "\n") + "\n}"
+    }
+}
+
+/// One persisted property of a model class.
+public struct Property: Sendable, CustomStringConvertible, Equatable {
+    /// The Swift property name.
+    public let name: String
+    /// The name it is persisted under (see `propertiesMapping()`).
+    public let columnName: String
+    /// The Swift type, spelled as declared (`"String?"`, `"Int8"`).
+    public let type: String
+    public let isOptional: Bool
+    public let isPrimary: Bool
+    public let isIndexed: Bool
+    /// For links and collections of objects: the target class name.
+    public let objectClassName: String?
+
+    init(info: PropertyInfo) {
+        name = info.name
+        columnName = info.persistedName
+        type = info.type.swiftName
+        isOptional = info.type.isOptional
+        isPrimary = info.isPrimaryKey
+        isIndexed = info.isIndexed || info.isPrimaryKey
+        objectClassName = info.type.objectType?.className()
+    }
+
+    public var description: String {
+        "\(name) {\n\t\ttype = \(type);\n\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
+    }
+}

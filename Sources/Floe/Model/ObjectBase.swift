@@ -1,0 +1,71 @@
+/// The common base of ``Object``, ``EmbeddedObject`` and ``AsymmetricObject``.
+///
+/// You never subclass it directly. It holds what makes a model object managed: while
+/// unmanaged, its `@Persisted` properties keep their values in the object itself; once
+/// added to a realm, they read and write the realm's current version.
+open class ObjectBase {
+    /// Set while the object is managed by a realm (live or frozen).
+    var _floeBinding: ObjectBinding?
+
+    /// Creates an unmanaged object.
+    public required init() {}
+
+    /// The class name, which is the table name.
+    ///
+    /// ```swift
+    /// Dog.className()   // "Dog"
+    /// ```
+    open class func className() -> String {
+        let name = String(describing: self)
+        // Generic or nested types print with qualifiers; the table name is the unqualified name.
+        return name.split(separator: ".").last.map(String.init) ?? name
+    }
+
+    /// Maps Swift property names to the names they are persisted under.
+    ///
+    /// ```swift
+    /// class Person: Object {
+    ///     @Persisted var firstName = ""
+    ///     override class public func propertiesMapping() -> [String: String] {
+    ///         ["firstName": "first_name"]
+    ///     }
+    /// }
+    /// ```
+    open class func propertiesMapping() -> [String: String] { [:] }
+
+    /// Whether this object belongs to a realm.
+    public var isManaged: Bool { _floeBinding != nil }
+}
+
+/// A top-level model class, stored in its own table named after the class.
+///
+/// ```swift
+/// class Dog: Object {
+///     @Persisted(primaryKey: true) var _id: ObjectId
+///     @Persisted var name = ""
+///     @Persisted var breed: String?
+///     @Persisted var dateOfBirth = Date()
+/// }
+/// ```
+open class Object: ObjectBase {}
+
+/// A model class owned by exactly one parent object, deleted with it.
+///
+/// ```swift
+/// class Address: EmbeddedObject {
+///     @Persisted var street: String?
+///     @Persisted var city: String?
+/// }
+/// ```
+open class EmbeddedObject: ObjectBase {}
+
+/// A write-only model class: objects are created with `create(_:value:)` and go to an
+/// outbox; they cannot be queried, added or deleted.
+///
+/// ```swift
+/// class WeatherSensor: AsymmetricObject {
+///     @Persisted(primaryKey: true) var _id: ObjectId
+///     @Persisted var deviceId: String
+/// }
+/// ```
+open class AsymmetricObject: ObjectBase {}

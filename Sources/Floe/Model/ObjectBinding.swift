@@ -1,0 +1,70 @@
+/// Where a managed object's values live: a live realm's current version, or a frozen version.
+protocol ObjectSource: AnyObject {
+    /// The version reads see now.
+    func currentReader() throws(FloeError) -> any VersionReading
+    var isFrozen: Bool { get }
+    /// Writes one column of one object, inside the open write transaction. Errors cannot be
+    /// thrown from a property setter: the source records them and the write that encloses
+    /// the setter throws and rolls back.
+    func write(_ value: Value, binding: ObjectBinding, column: Int)
+}
+
+/// How one model class maps onto one realm's table: the table, and which column each
+/// property reads.
+final class TableBinding: Sendable {
+    let schema: ObjectSchemaInfo
+    let table: TableHandle
+    /// For each property of `schema`, its column in the stored table.
+    let columnOfProperty: [Int]
+    /// For each column of the stored table, the property it backs (nil: not in this class).
+    let propertyOfColumn: [Int?]
+
+    init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int) {
+        self.schema = schema
+        self.table = table
+        self.columnOfProperty = columnOfProperty
+        var propertyOfColumn = [Int?](repeating: nil, count: columnCount)
+        for (property, column) in columnOfProperty.enumerated() { propertyOfColumn[column] = property }
+        self.propertyOfColumn = propertyOfColumn
+    }
+
+    func propertyName(ofColumn column: Int) -> String {
+        propertyOfColumn[column].map { schema.properties[$0].name } ?? "#\(column)"
+    }
+}
+
+/// The link between a managed object and its stored row.
+final class ObjectBinding {
+    let source: ObjectSource
+    let tableBinding: TableBinding
+    let key: Int64
+
+    init(source: ObjectSource, tableBinding: TableBinding, key: Int64) {
+        self.source = source
+        self.tableBinding = tableBinding
+        self.key = key
+    }
+
+    var className: String { tableBinding.schema.className }
+
+    func read(column: Int) -> _FloeValue {
+        do {
+            return _FloeValue(try source.currentReader().value(in: tableBinding.table, key: key, column: column))
+        } catch .noSuchObject {
+            preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))': the \(className) object with key \(key) has been deleted or invalidated. Check isInvalidated first.")
+        } catch {
+            preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))' of the \(className) object with key \(key): \(error)")
+        }
+    }
+
+    func write(_ value: _FloeValue, column: Int) {
+        precondition(!source.isFrozen, "Cannot modify '\(className).\(tableBinding.propertyName(ofColumn: column))' of a frozen \(className) object (key \(key)).")
+        source.write(value.value, binding: self, column: column)
+    }
+
+    /// Whether the object still exists in the version reads see.
+    var exists: Bool {
+        guard let reader = try? source.currentReader() else { return false }
+        return (try? reader.contains(key, in: tableBinding.table)) ?? false
+    }
+}

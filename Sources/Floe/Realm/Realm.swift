@@ -1,0 +1,146 @@
+import Foundation
+
+/// A realm: a database of model objects, opened from a file (or in memory), isolated to
+/// this actor.
+///
+/// Inside the actor — in `Realm` extensions you write, or in the closures of
+/// ``write(_:)-swift.method`` and ``read(_:)`` — the API is synchronous, as in Realm.
+/// From anywhere else, `await` a write or a read; what leaves the actor is `Sendable`:
+/// values, or frozen snapshots.
+///
+/// ```swift
+/// let realm = try await Realm()
+/// try await realm.write { realm in
+///     let dog = Dog()
+///     dog.name = "Rex"
+///     dog.age = 10
+///     try realm.add(dog)
+/// }
+/// let names = try await realm.read { realm in realm.objects(Dog.self).map(\.name) }
+/// ```
+public actor Realm {
+    let core: RealmCore
+
+    /// The configuration this realm was opened with.
+    public nonisolated let configuration: Configuration
+
+    /// Opens the realm described by `configuration` (by default ``Configuration/defaultConfiguration``).
+    ///
+    /// File work (open, recovery, migration) runs off the caller's executor.
+    public init(configuration: Configuration = .defaultConfiguration) async throws {
+        let store = try await Task.detached(priority: nil) { () throws -> Store in
+            try RealmOpener.openStore(configuration)
+        }.value
+        self.configuration = configuration
+        core = try RealmCore(store: store, configuration: configuration)
+    }
+
+    /// Opens the realm described by `configuration`.
+    ///
+    /// ```swift
+    /// let realm = try await Realm.open(configuration: Realm.Configuration(inMemoryIdentifier: "scratch"))
+    /// ```
+    public static func open(configuration: Configuration = .defaultConfiguration) async throws -> Realm {
+        try await Realm(configuration: configuration)
+    }
+
+    // MARK: Writing inside the actor
+
+    /// Whether a write transaction is open.
+    public var isInWriteTransaction: Bool { core.isInWriteTransaction }
+
+    /// Runs `block` in a write transaction: commits when it returns, rolls everything back
+    /// when it throws (or when a property setter inside it failed).
+    ///
+    /// ```swift
+    /// extension Realm {
+    ///     func adopt(_ dog: Dog) throws {
+    ///         try write { try add(dog) }
+    ///     }
+    /// }
+    /// ```
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try core.write(block)
+    }
+
+    /// Opens a write transaction; end it with ``commitWrite()`` or ``cancelWrite()``.
+    public func beginWrite() throws { try core.beginWrite() }
+
+    /// Commits the open write transaction.
+    public func commitWrite() throws { try core.commitWrite() }
+
+    /// Discards the open write transaction.
+    public func cancelWrite() { core.cancelWrite() }
+
+    /// Adds an unmanaged object (and, through its properties, the objects it reaches).
+    ///
+    /// With a primary key, `update` says what happens when an object with the same key exists.
+    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
+        try core.add(object, update: update)
+    }
+
+    /// Adds every object of a sequence.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
+        for object in objects { try core.add(object, update: update) }
+    }
+
+    /// Creates an object from a dictionary, an array in property order, or another object.
+    ///
+    /// ```swift
+    /// let dog = try realm.create(Dog.self, value: ["name": "Pluto", "age": 3])
+    /// ```
+    @discardableResult
+    public func create<T: ObjectBase>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+        try core.create(type, value: value, update: update)
+    }
+
+    /// Deletes a managed object.
+    public func delete(_ object: ObjectBase) throws { try core.delete(object) }
+
+    /// Deletes every object of a sequence.
+    public func delete<S: Sequence>(_ objects: S) throws where S.Element: ObjectBase {
+        for object in Array(objects) { try core.delete(object) }
+    }
+
+    /// Deletes every object in the realm.
+    public func deleteAll() throws { try core.deleteAll() }
+
+    // MARK: Reading inside the actor
+
+    /// Every object of a class, live: it always shows the realm's current version.
+    public func objects<T: Object>(_ type: T.Type) -> Results<T> {
+        Results(core: core)
+    }
+
+    /// The object of `type` whose primary key is `key`, or nil.
+    ///
+    /// ```swift
+    /// let dog = realm.object(ofType: Dog.self, forPrimaryKey: id)
+    /// ```
+    public func object<T: Object, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
+        do {
+            return try core.object(ofType: type, primaryKey: key._floeEncoded.value)
+        } catch {
+            preconditionFailure("object(ofType: \(type.className()), forPrimaryKey: \(key)): \(error)")
+        }
+    }
+
+    /// A frozen, `Sendable` snapshot of the whole realm at its current version.
+    public func freeze() throws -> FrozenRealm {
+        FrozenRealm(snapshot: try core.latestSnapshot(), configuration: configuration)
+    }
+
+    /// The live counterpart of a frozen object, or nil if it was deleted since.
+    public func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? {
+        core.thaw(frozen)
+    }
+
+    /// The live counterpart of frozen results.
+    public func thaw<T: Object>(_ frozen: FrozenResults<T>) -> Results<T> {
+        Results(core: core)
+    }
+
+    /// Versions currently alive in this realm's file: the newest, plus those frozen snapshots hold.
+    public var numberOfActiveVersions: Int { core.store.activeVersionCount }
+}

@@ -1,0 +1,171 @@
+/// The synchronous machinery behind one ``Realm``: the store, the current version, the
+/// open write transaction, and how model classes map onto tables.
+///
+/// It is owned by its `Realm` actor and only ever used on that actor (or, for frozen
+/// reads, never: those go through ``FrozenSource``), so it needs no locks of its own.
+final class RealmCore: ObjectSource {
+    let store: Store
+    let configuration: Realm.Configuration
+    private var snapshot: Snapshot
+    private(set) var transaction: WriteTransaction?
+    /// Errors raised by property setters inside the open write; the write throws the first.
+    private var pendingErrors: [FloeError] = []
+    private var bindings: [ObjectIdentifier: TableBinding] = [:]
+    private var bindingsVersion: UInt64 = .max
+
+    init(store: Store, configuration: Realm.Configuration) throws(FloeError) {
+        self.store = store
+        self.configuration = configuration
+        snapshot = try store.snapshot()
+    }
+
+    var isFrozen: Bool { false }
+
+    var isInWriteTransaction: Bool { transaction != nil }
+
+    /// The version reads see: the open write's own state, else the newest commit.
+    func currentReader() throws(FloeError) -> any VersionReading {
+        if let transaction { return transaction }
+        return try latestSnapshot()
+    }
+
+    func latestSnapshot() throws(FloeError) -> Snapshot {
+        if snapshot.version != store.currentVersion { snapshot = try store.snapshot() }
+        return snapshot
+    }
+
+    // MARK: Write transactions
+
+    func beginWrite() throws(FloeError) {
+        guard transaction == nil else { throw .alreadyInWriteTransaction(path: store.path) }
+        transaction = try store.beginWrite()
+        pendingErrors = []
+    }
+
+    func commitWrite() throws(FloeError) {
+        guard let transaction else { throw .notInWriteTransaction(path: store.path) }
+        if let error = pendingErrors.first {
+            cancelWrite()
+            throw error
+        }
+        self.transaction = nil
+        try transaction.commit()
+        snapshot = try store.snapshot()
+    }
+
+    func cancelWrite() {
+        transaction?.rollback()
+        transaction = nil
+        pendingErrors = []
+    }
+
+    /// Runs `block` in a write transaction: commits when it returns, rolls back when it throws.
+    func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try beginWrite()
+        do {
+            let result = try block()
+            try commitWrite()
+            return result
+        } catch {
+            cancelWrite()
+            throw error
+        }
+    }
+
+    func requireWrite() throws(FloeError) -> WriteTransaction {
+        guard let transaction else { throw .notInWriteTransaction(path: store.path) }
+        return transaction
+    }
+
+    // MARK: ObjectSource
+
+    func write(_ value: Value, binding: ObjectBinding, column: Int) {
+        let property = binding.tableBinding.propertyName(ofColumn: column)
+        guard let transaction else {
+            preconditionFailure("Cannot modify managed '\(binding.className).\(property)' of the \(binding.className) object with key \(binding.key) outside a write transaction.")
+        }
+        let schema = binding.tableBinding.schema
+        if let index = schema.primaryKeyIndex, binding.tableBinding.columnOfProperty[index] == column {
+            let current = try? transaction.value(in: binding.tableBinding.table, key: binding.key, column: column)
+            if current != value {
+                pendingErrors.append(.primaryKeyChanged(className: binding.className, property: property,
+                                                        from: current?.debugText ?? "?", to: value.debugText))
+            }
+            return
+        }
+        do {
+            try transaction.setValue(value, in: binding.tableBinding.table, key: binding.key, column: column)
+        } catch {
+            pendingErrors.append(error.naming(binding.tableBinding, column: column))
+        }
+    }
+
+    // MARK: Tables
+
+    /// The binding of `type` to its table, or nil when the table does not exist yet.
+    func tableBinding(for type: ObjectBase.Type) throws(FloeError) -> TableBinding? {
+        let reader = try currentReader()
+        let version = transaction.map { _ in UInt64.max - 1 } ?? snapshot.version
+        if version != bindingsVersion {
+            // Table positions only move in migrations, but a write may have just created one.
+            bindings.removeAll(keepingCapacity: true)
+            bindingsVersion = version
+        }
+        if let cached = bindings[ObjectIdentifier(type)] { return cached }
+        let schema = try SchemaDiscovery.schema(for: type)
+        guard let table = try reader.tableIfPresent(named: schema.className) else { return nil }
+        let stored = try reader.spec(of: table)
+        let binding = try SchemaComparison.bind(schema, to: stored, table: table, path: store.path)
+        bindings[ObjectIdentifier(type)] = binding
+        return binding
+    }
+
+    /// The binding of `type`, creating its table (and those of the classes it reaches) inside the open write.
+    func ensureTable(for type: ObjectBase.Type) throws(FloeError) -> TableBinding {
+        if let binding = try tableBinding(for: type) { return binding }
+        let transaction = try requireWrite()
+        let schema = try SchemaDiscovery.schema(for: type)
+        try transaction.createTable(schema.tableSpec)
+        bindings.removeAll()
+        for property in schema.properties {
+            if let target = property.type.objectType, target != type { _ = try ensureTable(for: target) }
+        }
+        return try tableBinding(for: type)!
+    }
+
+    // MARK: Objects
+
+    /// A managed instance of the object `key` of `binding`'s class.
+    func materialize<T: ObjectBase>(_ type: T.Type, key: Int64, binding: TableBinding) -> T {
+        let object = (binding.schema.type as! T.Type).init()
+        attach(object, key: key, binding: binding)
+        return object
+    }
+
+    func attach(_ object: ObjectBase, key: Int64, binding: TableBinding) {
+        object._floeBinding = ObjectBinding(source: self, tableBinding: binding, key: key)
+        for (index, property) in binding.schema.properties.enumerated() {
+            property.accessor.bind(object, binding.columnOfProperty[index])
+        }
+    }
+
+    /// Whether `object` belongs to this realm's store.
+    func owns(_ object: ObjectBase) -> Bool {
+        guard let binding = object._floeBinding else { return false }
+        if binding.source === self { return true }
+        return (binding.source as? RealmCore)?.store === store
+    }
+}
+
+extension FloeError {
+    /// The same error, with the engine's column name replaced by the model's property name.
+    func naming(_ binding: TableBinding, column: Int) -> FloeError {
+        let property = binding.propertyName(ofColumn: column)
+        switch self {
+        case .typeMismatch(let table, _, let expected, let value): return .typeMismatch(table: table, column: property, expected: expected, value: value)
+        case .nullForRequired(let table, _): return .nullForRequired(table: table, column: property)
+        case .valueTooLarge(let table, _, let size, let limit): return .valueTooLarge(table: table, column: property, size: size, limit: limit)
+        default: return self
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// Turns the loosely typed values of `create(_:value:)` and `Object(value:)` — Swift
+/// values, `NSNumber`, `NSNull`, JSON — into stored values, property by property, with a
+/// typed error naming the class, property and value for anything that does not fit.
+enum ValueCoercion {
+    /// The value of each property that `value` supplies (nil where it supplies none).
+    static func propertyValues(for schema: ObjectSchemaInfo, from value: Any) throws(FloeError) -> [Value?] {
+        var result = [Value?](repeating: nil, count: schema.properties.count)
+        switch value {
+        case let dictionary as [String: Any]:
+            for (index, property) in schema.properties.enumerated() {
+                guard let entry = dictionary[property.name] ?? dictionary[property.persistedName] else { continue }
+                result[index] = try coerce(entry, to: property, in: schema.className)
+            }
+        case let dictionary as NSDictionary:
+            var bridged: [String: Any] = [:]
+            for (key, entry) in dictionary { if let key = key as? String { bridged[key] = entry } }
+            return try propertyValues(for: schema, from: bridged)
+        case let object as ObjectBase:
+            let other = try SchemaDiscovery.schema(for: type(of: object))
+            for (index, property) in schema.properties.enumerated() {
+                guard let source = other.property(named: property.name) else { continue }
+                result[index] = try coerce(source.accessor.unmanagedValue(object), stored: true, to: property, in: schema.className)
+            }
+        case let array as [Any]:
+            guard array.count <= schema.properties.count else {
+                throw .typeMismatch(table: schema.className, column: "(all properties)",
+                                    expected: "at most \(schema.properties.count) values in property order", value: "\(array.count) values")
+            }
+            for (index, entry) in array.enumerated() {
+                result[index] = try coerce(entry, to: schema.properties[index], in: schema.className)
+            }
+        default:
+            throw .typeMismatch(table: schema.className, column: "(value)", expected: "a dictionary, an array or an object",
+                                value: describe(value))
+        }
+        return result
+    }
+
+    /// Each property's default: what a new unmanaged instance holds.
+    static func defaults(for schema: ObjectSchemaInfo) -> [Value] {
+        let prototype = schema.type.init()
+        return schema.properties.map { $0.accessor.unmanagedValue(prototype) }
+    }
+
+    static func coerce(_ value: Any, to property: PropertyInfo, in className: String) throws(FloeError) -> Value {
+        try coerce(value, stored: false, to: property, in: className)
+    }
+
+    private static func coerce(_ value: Any, stored: Bool, to property: PropertyInfo, in className: String) throws(FloeError) -> Value {
+        let type = property.type
+        let mismatch = FloeError.typeMismatch(table: className, column: property.name, expected: type.swiftName, value: describe(value))
+        if stored, let stored = value as? Value { return try check(stored, against: type, className: className, property: property.name) }
+        if isNull(value) {
+            guard type.isOptional else { throw .nullForRequired(table: className, column: property.name) }
+            return .null
+        }
+        if let persistable = value as? any _Persistable {
+            let valueType = Swift.type(of: persistable)._floeType
+            if valueType.columnType == type.columnType && valueType.collection == type.collection {
+                return try check(persistable._floeEncoded.value, against: type, className: className, property: property.name)
+            }
+        }
+        let number = value as? NSNumber
+        switch type.columnType {
+        case .bool:
+            if isBoolean(value), let flag = value as? Bool { return .bool(flag) }
+        case .int:
+            guard !isBoolean(value) else { break }
+            if let int = value as? Int64 { return try check(.int(int), against: type, className: className, property: property.name) }
+            if let int = value as? Int { return try check(.int(Int64(int)), against: type, className: className, property: property.name) }
+            if let number, let int = Int64(exactly: number.doubleValue) {
+                return try check(.int(int), against: type, className: className, property: property.name)
+            }
+        case .float:
+            if let number, !isBoolean(value) { return .float(number.floatValue) }
+        case .double:
+            if let number, !isBoolean(value) { return .double(number.doubleValue) }
+        case .string:
+            if let string = value as? String { return try check(.string(string), against: type, className: className, property: property.name) }
+        default:
+            break
+        }
+        throw mismatch
+    }
+
+    /// Range and size checks that the type system does not make.
+    private static func check(_ value: Value, against type: _PropertyType, className: String, property: String) throws(FloeError) -> Value {
+        switch value {
+        case .int(let int) where type.integerBits < 64:
+            let limit = Int64(1) << (type.integerBits - 1)
+            guard int >= -limit && int < limit else {
+                throw .typeMismatch(table: className, column: property, expected: type.swiftName, value: "\(int)")
+            }
+        case .string(let string) where string.utf8.count > WriteTransaction.maximumValueSize:
+            throw .valueTooLarge(table: className, column: property, size: string.utf8.count, limit: WriteTransaction.maximumValueSize)
+        case .binary(let bytes) where bytes.count > WriteTransaction.maximumValueSize:
+            throw .valueTooLarge(table: className, column: property, size: bytes.count, limit: WriteTransaction.maximumValueSize)
+        case .null where !type.isOptional:
+            throw .nullForRequired(table: className, column: property)
+        default:
+            break
+        }
+        return value
+    }
+
+    static func isNull(_ value: Any) -> Bool {
+        if value is NSNull { return true }
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
+    }
+
+    /// JSON booleans arrive as boolean `NSNumber`s (type code "c"); they are not integers, and
+    /// integers are not booleans even though `NSNumber(value: 1) is Bool` holds.
+    private static func isBoolean(_ value: Any) -> Bool {
+        if Swift.type(of: value) == Bool.self { return true }
+        if let number = value as? NSNumber, Swift.type(of: value) != Int8.self { return String(cString: number.objCType) == "c" }
+        return false
+    }
+
+    static func describe(_ value: Any) -> String {
+        switch value {
+        case let string as String: return string.utf8.count > 64 ? "'\(string.prefix(61))...' (\(string.utf8.count) bytes)" : "'\(string)'"
+        case let data as Data: return "<\(data.count) bytes>"
+        case let engine as Value: return engine.debugText
+        default: return "\(value)"
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// Everything Floe knows about a model class: discovered once per class, then cached.
+final class ObjectSchemaInfo: @unchecked Sendable {
+    // @unchecked: immutable after discovery; `type` is a class metatype.
+    let type: ObjectBase.Type
+    let className: String
+    let kind: TableKind
+    let properties: [PropertyInfo]
+    let primaryKeyIndex: Int?
+
+    init(type: ObjectBase.Type, className: String, kind: TableKind, properties: [PropertyInfo]) {
+        self.type = type
+        self.className = className
+        self.kind = kind
+        self.properties = properties
+        primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
+    }
+
+    /// The table this class is stored in.
+    var tableSpec: TableSpec {
+        TableSpec(name: className, kind: kind, columns: properties.map(\.columnSpec))
+    }
+
+    func property(named name: String) -> PropertyInfo? {
+        properties.first { $0.name == name }
+    }
+
+    func propertyIndex(named name: String) -> Int? {
+        properties.firstIndex { $0.name == name }
+    }
+}
+
+/// One `@Persisted` property of a model class.
+struct PropertyInfo: @unchecked Sendable {
+    // @unchecked: immutable; `type` holds a class metatype.
+    /// The Swift property name.
+    let name: String
+    /// The column name (differs from `name` through `propertiesMapping()`).
+    let persistedName: String
+    let type: _PropertyType
+    let isPrimaryKey: Bool
+    let isIndexed: Bool
+    let accessor: PropertyAccessor
+
+    var columnSpec: ColumnSpec {
+        ColumnSpec(name: persistedName, type: type.columnType, isNullable: type.isOptional, collection: type.collection,
+                   linkTarget: type.objectType?.className(), integerBits: type.integerBits,
+                   isIndexed: isIndexed, isPrimaryKey: isPrimaryKey)
+    }
+}

@@ -1,0 +1,62 @@
+@_spi(Reflection) import Swift
+import Synchronization
+
+/// Finds a model class's `@Persisted` properties, once per class.
+///
+/// `Mirror` names the fields and hands out each `@Persisted` wrapper (which knows its value
+/// type and options); the runtime's field list gives each field's offset inside an
+/// instance, so a managed object's fields can be bound without going through key paths.
+enum SchemaDiscovery {
+    private static let cache = Mutex<[ObjectIdentifier: Result<ObjectSchemaInfo, FloeError>]>([:])
+
+    /// The schema of `type`, or the typed error that says what is wrong with the class.
+    static func schema(for type: ObjectBase.Type) throws(FloeError) -> ObjectSchemaInfo {
+        let id = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[id] }) { return try cached.get() }
+        let result = Result { () throws(FloeError) -> ObjectSchemaInfo in try discover(type) }
+        cache.withLock { $0[id] = result }
+        return try result.get()
+    }
+
+    private static func discover(_ type: ObjectBase.Type) throws(FloeError) -> ObjectSchemaInfo {
+        let className = type.className()
+        let kind: TableKind
+        if type is EmbeddedObject.Type { kind = .embedded } else if type is AsymmetricObject.Type { kind = .asymmetric } else { kind = .topLevel }
+        if className.utf8.count > TableSpec.maximumNameLength {
+            throw .invalidName(kind: "class", name: className, reason: "\(className.utf8.count) UTF-8 bytes is more than the limit of \(TableSpec.maximumNameLength)")
+        }
+
+        var offsets: [String: Int] = [:]
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1) /* classType: include superclass fields */) { name, offset, _, _ in
+            offsets[String(cString: name)] = offset
+            return true
+        }
+
+        let prototype = type.init()
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror {
+            mirrors.insert(current, at: 0)
+            mirror = current.superclassMirror
+        }
+        let mapping = type.propertiesMapping()
+        var properties: [PropertyInfo] = []
+        for mirror in mirrors {
+            for child in mirror.children {
+                guard let label = child.label, label.hasPrefix("_"), let field = child.value as? any PersistedField else { continue }
+                let name = String(label.dropFirst())
+                guard let offset = offsets[label] else {
+                    throw .invalidSchema(className: className, property: name, reason: "its storage could not be located")
+                }
+                let fieldType = Swift.type(of: field)
+                let property = PropertyInfo(name: name, persistedName: mapping[name] ?? name, type: fieldType.valueType,
+                                            isPrimaryKey: field.options.isPrimaryKey, isIndexed: field.options.isIndexed,
+                                            accessor: fieldType.makeAccessor(offset: offset))
+                try SchemaValidation.validate(property, in: className, kind: kind)
+                properties.append(property)
+            }
+        }
+        try SchemaValidation.validate(properties, in: className, kind: kind)
+        return ObjectSchemaInfo(type: type, className: className, kind: kind, properties: properties)
+    }
+}

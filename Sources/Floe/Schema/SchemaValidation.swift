@@ -1,0 +1,47 @@
+/// The rules a model class must follow, each broken rule a typed error naming the class and property.
+enum SchemaValidation {
+    static let primaryKeyTypes: Set<ColumnType> = [.int, .string, .objectId, .uuid]
+    static let indexableTypes: Set<ColumnType> = [.bool, .int, .string, .timestamp, .uuid, .objectId, .mixed]
+
+    static func validate(_ property: PropertyInfo, in className: String, kind: TableKind) throws(FloeError) {
+        let type = property.type
+        for name in Set([property.name, property.persistedName]) where name.utf8.count > TableSpec.maximumColumnNameLength {
+            throw .invalidName(kind: "property '\(className).\(name)'", name: name,
+                               reason: "\(name.utf8.count) UTF-8 bytes is more than the limit of \(TableSpec.maximumColumnNameLength)")
+        }
+        if type.isNestedOptional {
+            throw .invalidSchema(className: className, property: property.name, reason: "\(type.swiftName) nests one optional in another")
+        }
+        if property.isPrimaryKey {
+            if kind == .embedded {
+                throw .invalidSchema(className: className, property: property.name, reason: "embedded objects cannot have a primary key")
+            }
+            guard primaryKeyTypes.contains(type.columnType), type.collection == .single else {
+                throw .invalidSchema(className: className, property: property.name,
+                                     reason: "a primary key must be Int, String, ObjectId or UUID (or an optional of them), not \(type.swiftName)")
+            }
+        }
+        if property.isIndexed {
+            if kind == .embedded {
+                throw .invalidSchema(className: className, property: property.name, reason: "properties of embedded objects cannot be indexed")
+            }
+            guard indexableTypes.contains(type.columnType), type.collection == .single else {
+                throw .invalidSchema(className: className, property: property.name,
+                                     reason: "only Bool, integers, String, Date, UUID, ObjectId and AnyRealmValue can be indexed, not \(type.swiftName)")
+            }
+        }
+    }
+
+    static func validate(_ properties: [PropertyInfo], in className: String, kind: TableKind) throws(FloeError) {
+        let keys = properties.filter(\.isPrimaryKey)
+        if keys.count > 1 {
+            throw .invalidSchema(className: className, property: keys[1].name,
+                                 reason: "'\(keys[0].name)' is already the primary key; a class has at most one")
+        }
+        var seen: Set<String> = []
+        for property in properties where !seen.insert(property.persistedName).inserted {
+            throw .invalidSchema(className: className, property: property.name,
+                                 reason: "another property is already persisted as '\(property.persistedName)'")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Floe
+
+enum DogColor: String, PersistableEnum {
+    case brown, black, white
+}
+
+final class TestDog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var color = DogColor.brown
+    @Persisted var breed: String?
+    @Persisted var weight: Double = 0
+    var isSelected = false
+    var description2: String { "\(name) (\(age))" }
+}
+
+final class AllTypes: Object {
+    @Persisted var bool = false
+    @Persisted var int = 0
+    @Persisted var int8: Int8 = 0
+    @Persisted var int16: Int16 = 0
+    @Persisted var int32: Int32 = 0
+    @Persisted var int64: Int64 = 0
+    @Persisted var float: Float = 0
+    @Persisted var double = 0.0
+    @Persisted var string = ""
+    @Persisted var data = Data()
+    @Persisted var date = Date(timeIntervalSince1970: 0)
+    @Persisted var decimal: Decimal128 = 0
+    @Persisted var objectId: ObjectId
+    @Persisted var uuid: UUID
+    @Persisted var optionalBool: Bool?
+    @Persisted var optionalInt: Int?
+    @Persisted var optionalInt8: Int8?
+    @Persisted var optionalInt16: Int16?
+    @Persisted var optionalInt32: Int32?
+    @Persisted var optionalInt64: Int64?
+    @Persisted var optionalFloat: Float?
+    @Persisted var optionalDouble: Double?
+    @Persisted var optionalString: String?
+    @Persisted var optionalData: Data?
+    @Persisted var optionalDate: Date?
+    @Persisted var optionalDecimal: Decimal128?
+    @Persisted var optionalObjectId: ObjectId?
+    @Persisted var optionalUUID: UUID?
+    @Persisted var color = DogColor.black
+    @Persisted var optionalColor: DogColor?
+}
