@@ -1,74 +1,73 @@
 import Foundation
-@_spi(Engine) import Floe
+import Floe
 
-/// `floe demo`: a short tour that opens `default.floe` in the current directory, writes,
-/// queries, freezes a snapshot, reads it from other tasks and streams changes.
+/// A model for the demo.
+final class Dog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var color = ""
+    /// Computed properties are not stored, but frozen objects read them too.
+    var summary: String { "\(name), \(age) years, \(color)" }
+}
+
+/// `floe demo`: a short tour that opens `default.floe` in the current directory, writes
+/// from a task, queries, freezes a snapshot and reads it from other tasks, and streams the
+/// commits as they happen.
 enum Demo {
-    static let dogSpec = TableSpec(name: "Dog", columns: [
-        ColumnSpec(name: "name", type: .string),
-        ColumnSpec(name: "age", type: .int),
-        ColumnSpec(name: "color", type: .string),
-        ColumnSpec(name: "toys", type: .string, collection: .list),
-    ])
-
     static func run(directory: String) async throws {
-        let path = directory + "/default.floe"
-        let store = try Store.open(path: path)
-        defer { store.close() }
-        print("opened \(path) at version \(store.currentVersion)")
+        var configuration = Realm.Configuration()
+        configuration.fileURL = URL(fileURLWithPath: directory).appendingPathComponent("default.floe")
+        configuration.objectTypes = [Dog.self]
+        let realm = try await Realm(configuration: configuration)
+        print("opened \(configuration.fileURL!.path)")
 
-        // A slow consumer gets the newest version, never a growing buffer: stop at the last commit below.
-        let changes = store.versions()
-        let lastVersion = store.currentVersion + 2
+        // Stream: every commit's version, as it happens.
+        // A slow consumer gets the newest version rather than a growing buffer, so the watcher
+        // waits for the version the two writes below will reach, not for two values.
+        let commits = realm.commits()
+        let (before, startVersion) = try await realm.read { realm in (realm.objects(Dog.self).count, try realm.freeze().version) }
         let watcher = Task {
             var seen: [UInt64] = []
-            for await version in changes {
+            for await version in commits {
                 seen.append(version)
-                if version >= lastVersion { break }
+                if version >= startVersion + 2 { break }
             }
             return seen
         }
 
-        // Write: create the table on first run, then add five dogs.
-        let transaction = try store.beginWrite()
-        let dogs = try transaction.tableIfPresent(named: "Dog") ?? transaction.createTable(dogSpec)
+        // Write from this task: five dogs, each with a fresh primary key.
         let colors = ["red", "brown", "black", "white", "grey"]
-        let start = try transaction.objectCount(in: dogs)
-        for index in 0..<5 {
-            let key = try transaction.insertObject(into: dogs, values: [
-                .string("dog\(start + index)"), .int(Int64((start + index) * 3 % 15)), .string(colors[index]), .null,
-            ])
-            try transaction.listAppend(.string("ball"), in: dogs, key: key, column: 3)
-        }
-        let version = try transaction.commit()
-        print("wrote 5 dogs in version \(version); the table now holds \(start + 5)")
-
-        // Query: dogs older than 6, by scanning the age column of the newest snapshot.
-        let snapshot = try store.snapshot()
-        var older: [String] = []
-        try snapshot.forEachValue(in: dogs, column: 1) { key, age throws(FloeError) in
-            if case .int(let years) = age, years > 6, case .string(let name) = try snapshot.value(in: dogs, key: key, column: 0) {
-                older.append(name)
+        try await realm.write { realm in
+            for index in 0..<5 {
+                let dog = Dog()
+                dog.id = before + index
+                dog.name = "dog\(before + index)"
+                dog.age = (before + index) * 3 % 15
+                dog.color = colors[index]
+                try realm.add(dog)
             }
-            return true
         }
-        print("query age > 6: \(older.count) dogs (\(older.prefix(5).joined(separator: ", "))\(older.count > 5 ? ", …" : ""))")
+        print("wrote 5 dogs; the realm now holds \(before + 5)")
 
-        // Freeze: the snapshot is Sendable and never changes; read it from other tasks while writing.
-        let frozenCount = try snapshot.objectCount(in: dogs)
-        async let seenFromTask = Task.detached { try snapshot.objectCount(in: dogs) }.value
-        let more = try store.beginWrite()
-        try more.setValue(.string("renamed"), in: dogs, key: 0, column: 0)
-        try more.insertObject(into: dogs, values: [.string("late dog"), .int(1), .string("grey"), .null])
-        try more.commit()
-        let fromTask = try await seenFromTask
-        print("frozen snapshot of version \(snapshot.version): \(frozenCount) dogs, read from another task: \(fromTask); newest version \(store.currentVersion) holds \(try store.snapshot().objectCount(in: dogs))")
+        // Query: a Sendable answer computed on the realm's actor.
+        let older = try await realm.read { realm in
+            realm.objects(Dog.self).filter { $0.age > 6 }.map(\.name)
+        }
+        print("dogs older than 6: \(older.count) (\(older.prefix(5).joined(separator: ", "))\(older.count > 5 ? ", …" : ""))")
 
-        // Stream: the watcher saw both commits.
+        // Freeze: a Sendable snapshot, read from other tasks while the realm changes.
+        let frozenDogs = try await realm.read { realm in try realm.objects(Dog.self).freeze() }
+        try await realm.write { realm in
+            let first = realm.objects(Dog.self).first
+            first?.name = "renamed"
+            try realm.create(Dog.self, value: ["id": before + 1000, "name": "late dog", "age": 1, "color": "grey"])
+        }
+        let fromOtherTask = await Task.detached { frozenDogs.map(\.summary) }.value
+        let liveCount = try await realm.read { realm in realm.objects(Dog.self).count }
+        print("frozen snapshot (version \(frozenDogs.version)): \(fromOtherTask.count) dogs, first \"\(fromOtherTask[0])\"; live realm: \(liveCount) dogs")
+
         let streamed = await watcher.value
-        print("change stream delivered version\(streamed.count == 1 ? "" : "s") \(streamed.map(String.init).joined(separator: ", "))\(streamed.count == 1 ? " (the earlier commit coalesced into it)" : "")")
-
-        let report = try store.verify()
-        print("verified \(report.commits) commits, \(report.nodes) nodes: \(report.isValid ? "ok" : "\(report.problems.count) problem(s)")")
+        print("change stream delivered commit versions \(streamed.map(String.init).joined(separator: ", "))")
     }
 }

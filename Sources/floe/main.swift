@@ -7,7 +7,7 @@ let usage = """
 usage: floe <command> [arguments]
 
 commands:
-  demo                    open default.floe here, write, query, freeze, stream changes
+  demo                    open default.floe here: write, query, freeze, stream commits
   inspect <file>          schema, object counts, version and size
   dump <file> [table]     objects as JSON (one table or all)
   verify <file>           check every checksum and tree rule; exit 1 on a problem

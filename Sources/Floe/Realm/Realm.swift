@@ -20,6 +20,8 @@ import Foundation
 /// ```
 public actor Realm {
     let core: RealmCore
+    /// The shared store of the file (Sendable; every realm of the file in the process has the same).
+    let store: Store
 
     /// The configuration this realm was opened with.
     public nonisolated let configuration: Configuration
@@ -32,6 +34,7 @@ public actor Realm {
             try RealmOpener.openStore(configuration)
         }.value
         self.configuration = configuration
+        self.store = store
         core = try RealmCore(store: store, configuration: configuration)
     }
 
