@@ -25,10 +25,11 @@ struct CommitRecord: Equatable {
     var liveBytes: UInt64
     var chunkChecksum: UInt32
 
-    /// Where this record itself starts.
-    var offset: UInt64 { chunkStart + chunkLength - UInt64(Self.size) }
+    /// Where this record itself starts. (Wrapping: a decoded record's fields are checked
+    /// against its real position before anything relies on them.)
+    var offset: UInt64 { chunkStart &+ chunkLength &- UInt64(Self.size) }
     /// The first byte after this chunk.
-    var end: UInt64 { chunkStart + chunkLength }
+    var end: UInt64 { chunkStart &+ chunkLength }
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
@@ -67,6 +68,7 @@ struct CommitRecord: Equatable {
                                   liveBytes: liveBytes, chunkChecksum: chunkChecksum)
         guard chunkLength >= UInt64(ChunkHeader.size + size),
               chunkStart >= UInt64(FileHeader.size),
+              chunkLength <= UInt64.max - chunkStart,
               record.offset == offset
         else { return nil }
         return record

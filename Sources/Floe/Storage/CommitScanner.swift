@@ -23,9 +23,31 @@ struct CommitScanner {
         return try followChunks(after: nil)
     }
 
+    /// Whether an intact commit record sits anywhere at or after `position` (records are
+    /// 8-byte aligned). Used when a walk stops early: a damaged chunk with intact commits
+    /// after it is corruption to report, not a torn tail to cut off.
+    func hasIntactCommit(atOrAfter position: UInt64) throws(FloeError) -> Bool {
+        var blockStart = position
+        let blockSize: UInt64 = 1 << 20
+        while fileSize > blockStart && fileSize - blockStart >= UInt64(CommitRecord.size) {
+            let count = Int(min(blockSize + UInt64(CommitRecord.size), fileSize - blockStart))
+            let block = try handle.read(count: count, at: blockStart)
+            var index = 0
+            while index + CommitRecord.size <= block.count && UInt64(index) < blockSize {
+                if block[index] == 0x46 && block[index + 1] == 0x43 && block[index + 2] == 0x4D && block[index + 3] == 0x54,
+                   CommitRecord.decode(Array(block[index..<index + CommitRecord.size]), at: blockStart + UInt64(index)) != nil {
+                    return true
+                }
+                index += 8
+            }
+            blockStart += blockSize
+        }
+        return false
+    }
+
     /// The commit record at `offset`, if one is there and intact.
     func readRecord(at offset: UInt64) throws(FloeError) -> CommitRecord? {
-        guard offset >= UInt64(FileHeader.size), offset + UInt64(CommitRecord.size) <= fileSize else { return nil }
+        guard offset >= UInt64(FileHeader.size), offset <= fileSize, fileSize - offset >= UInt64(CommitRecord.size) else { return nil }
         let bytes = try handle.read(count: CommitRecord.size, at: offset)
         return CommitRecord.decode(bytes, at: offset)
     }
@@ -36,9 +58,10 @@ struct CommitScanner {
         var position = base?.end ?? UInt64(FileHeader.size)
         while position + UInt64(ChunkHeader.size + CommitRecord.size) <= fileSize {
             let headerBytes = try handle.read(count: ChunkHeader.size, at: position)
+            // The length is unchecked data: compare without adding, so no value can overflow.
             guard let length = ChunkHeader.decodeLength(headerBytes),
                   length >= UInt64(ChunkHeader.size + CommitRecord.size),
-                  position + length <= fileSize
+                  length <= fileSize - position
             else { break }
             guard let record = try readRecord(at: position + length - UInt64(CommitRecord.size)),
                   record.chunkStart == position,
@@ -59,12 +82,12 @@ struct CommitScanner {
         var position = record.chunkStart + UInt64(ChunkHeader.size)
         let end = record.offset
         while position < end {
-            guard position + UInt64(NodeImage.headerSize) <= end else { return false }
+            guard end - position >= UInt64(NodeImage.headerSize) else { return false }
             let header = try handle.read(count: NodeImage.headerSize, at: position)
             guard let parsed = NodeImage.parseHeader(header) else { return false }
             let bodyLength = parsed.childCount * 8 + parsed.payloadLength
             let frameLength = UInt64((NodeImage.headerSize + bodyLength + 7) & ~7)
-            guard bodyLength <= NodeImage.maximumSize, position + frameLength <= end else { return false }
+            guard bodyLength <= NodeImage.maximumSize, frameLength <= end - position else { return false }
             let body = try handle.read(count: bodyLength, at: position + UInt64(NodeImage.headerSize))
             guard NodeImage.decode(header: header, body: body, childCount: parsed.childCount,
                                    payloadLength: parsed.payloadLength, checksum: parsed.checksum,

@@ -25,12 +25,12 @@ struct FileAudit {
         var position = UInt64(FileHeader.size)
         var previous: CommitRecord?
         while position < end {
-            guard position + UInt64(ChunkHeader.size + CommitRecord.size) <= end else {
+            guard end - position >= UInt64(ChunkHeader.size + CommitRecord.size) else {
                 result.problems.append("offset \(position): \(end - position) trailing bytes do not form a chunk")
                 break
             }
             let frame = try file.handle.read(count: ChunkHeader.size, at: position)
-            guard let length = ChunkHeader.decodeLength(frame), position + length <= end,
+            guard let length = ChunkHeader.decodeLength(frame), length <= end - position,
                   length >= UInt64(ChunkHeader.size + CommitRecord.size) else {
                 result.problems.append("offset \(position): no valid chunk header")
                 break

@@ -74,6 +74,10 @@ final class StorageFile: @unchecked Sendable {
         var report = scanner.report
         let validEnd = found?.end ?? UInt64(FileHeader.size)
         report.discardedTailBytes = size - validEnd
+        if validEnd < size && !readOnly, try scanner.hasIntactCommit(atOrAfter: validEnd + 8) {
+            throw .corruptFile(path: path, offset: validEnd, detail: "the chunk here is damaged but intact commits follow it; "
+                + "refusing to cut them off (open the file read-only to read version \(found?.version ?? 0))")
+        }
         if validEnd < size && !readOnly {
             try handle.truncate(to: validEnd)
             if durability == .full { try handle.sync() }
@@ -101,8 +105,9 @@ final class StorageFile: @unchecked Sendable {
     /// Reads and checks the node at `offset`.
     func readNode(at offset: UInt64) throws(FloeError) -> NodeImage {
         if isClosed { throw .closed(path: path) }
-        guard offset >= UInt64(FileHeader.size), offset % 8 == 0,
-              offset + UInt64(NodeImage.headerSize) <= endOffset
+        let end = endOffset
+        guard offset >= UInt64(FileHeader.size), offset % 8 == 0, offset <= end,
+              end - offset >= UInt64(NodeImage.headerSize)
         else { throw .corruptFile(path: path, offset: offset, detail: "a node reference points outside the written file") }
         let header = try handle.read(count: NodeImage.headerSize, at: offset)
         guard let parsed = NodeImage.parseHeader(header) else {
@@ -110,7 +115,7 @@ final class StorageFile: @unchecked Sendable {
         }
         let bodyLength = parsed.childCount * 8 + parsed.payloadLength
         let paddedBody = (NodeImage.headerSize + bodyLength + 7) & ~7 - NodeImage.headerSize
-        guard bodyLength <= NodeImage.maximumSize, offset + UInt64(NodeImage.headerSize + paddedBody) <= endOffset else {
+        guard bodyLength <= NodeImage.maximumSize, UInt64(NodeImage.headerSize + paddedBody) <= end - offset else {
             throw .corruptFile(path: path, offset: offset, detail: "a node claims \(bodyLength) bytes, past the end of the file")
         }
         let body = try handle.read(count: bodyLength, at: offset + UInt64(NodeImage.headerSize))
