@@ -48,3 +48,64 @@ final class AllTypes: Object {
     @Persisted var color = DogColor.black
     @Persisted var optionalColor: DogColor?
 }
+
+final class Person: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var firstName = ""
+    @Persisted var lastName = ""
+    @Persisted var age: Int?
+}
+
+final class MappedPerson: Object {
+    @Persisted var firstName = ""
+    @Persisted var lastName = ""
+    override class public func propertiesMapping() -> [String: String] {
+        ["firstName": "first_name", "lastName": "last_name"]
+    }
+}
+
+class Animal: Object {
+    @Persisted var name = ""
+    func speak() -> String { "..." }
+}
+
+final class Cat: Animal {
+    @Persisted var lives = 9
+    override func speak() -> String { "meow" }
+}
+
+final class StringKeyed: Object {
+    @Persisted(primaryKey: true) var key = ""
+    @Persisted var value = 0
+}
+
+final class ObjectIdKeyed: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var uuid: UUID
+    @Persisted var name = ""
+}
+
+final class TwoPrimaryKeys: Object {
+    @Persisted(primaryKey: true) var a = 0
+    @Persisted(primaryKey: true) var b = 0
+}
+
+final class DoublePrimaryKey: Object {
+    @Persisted(primaryKey: true) var a = 0.0
+}
+
+final class IndexedDouble: Object {
+    @Persisted(indexed: true) var a = 0.0
+}
+
+final class EmbeddedWithKey: EmbeddedObject {
+    @Persisted(primaryKey: true) var a = 0
+}
+
+final class ThisClassNameIsFarTooLongToBeATableNameBecauseItHasMoreThanFiftySevenBytes: Object {
+    @Persisted var a = 0
+}
+
+final class LongPropertyName: Object {
+    @Persisted var thisPropertyNameIsFarTooLongToBeAColumnNameBecauseItIsOverSixtyThreeBytes = 0
+}
