@@ -9,7 +9,7 @@ public struct _FloeValue {
 /// How a Swift type is persisted: its column type, optionality and, for links and
 /// collections, what they hold. Opaque outside Floe.
 public struct _PropertyType: @unchecked Sendable {
-    // @unchecked: `objectType` is a class metatype, which never changes.
+    // @unchecked: `objectType` is a class metatype and `acceptsValue` a pure function of its argument.
     var columnType: ColumnType
     var isOptional = false
     var integerBits: UInt8 = 64
@@ -20,6 +20,8 @@ public struct _PropertyType: @unchecked Sendable {
     var swiftName: String
     /// An optional of an optional, which Floe refuses.
     var isNestedOptional = false
+    /// For enums: whether a stored value names one of the cases.
+    var acceptsValue: ((Value) -> Bool)?
 }
 
 /// A type that a `@Persisted` property can hold.

@@ -18,6 +18,7 @@ extension PersistableEnum {
     public static var _floeType: _PropertyType {
         var type = RawValue._floeType
         type.swiftName = "\(Self.self)"
+        type.acceptsValue = { value in Self(rawValue: RawValue._floeDecode(_FloeValue(value))) != nil }
         return type
     }
 

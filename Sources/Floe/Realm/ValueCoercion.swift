@@ -79,6 +79,7 @@ enum ValueCoercion {
             if let number, !isBoolean(value) { return .double(number.doubleValue) }
         case .string:
             if let string = value as? String { return try check(.string(string), against: type, className: className, property: property.name) }
+            if let string = value as? NSString { return try check(.string(string as String), against: type, className: className, property: property.name) }
         default:
             break
         }
@@ -101,6 +102,9 @@ enum ValueCoercion {
             throw .nullForRequired(table: className, column: property)
         default:
             break
+        }
+        if value != .null, let accepts = type.acceptsValue, !accepts(value) {
+            throw .typeMismatch(table: className, column: property, expected: type.swiftName, value: value.debugText.replacingOccurrences(of: "\"", with: "'"))
         }
         return value
     }
