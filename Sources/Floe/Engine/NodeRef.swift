@@ -42,7 +42,7 @@ protocol AnyNodeRef: AnyObject {
 /// decoded child once loaded.
 ///
 /// Loading is lazy and lock-free: concurrent readers may decode the same node twice, but
-/// only one decoded copy is ever kept (`AtomicLazyReference`), so every reader sees the same
+/// only one decoded copy is ever kept (a compare-and-swap), so every reader sees the same
 /// object. A node that is resident is never evicted while its parent lives.
 final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
     // @unchecked: `offset` is set once, by the writer, before the version that
@@ -50,13 +50,16 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
     // atomic lazy reference.
     private(set) var offset: UInt64
     private let source: StorageFile?
-    private let resident = AtomicLazyReference<Node>()
+    /// The decoded node as a retained pointer's bits (0: not loaded). A hand-rolled lazy
+    /// reference: the library's generic one is not specialized across modules, and resolving
+    /// its generic metadata on every load cost more than the tree walk itself.
+    private let resident = Atomic<UInt>(0)
 
     /// A reference to a node created in memory (by a write transaction).
     init(_ node: Node) {
         offset = 0
         source = nil
-        _ = resident.storeIfNil(node)
+        resident.store(UInt(bitPattern: Unmanaged.passRetained(node).toOpaque()), ordering: .relaxed)
     }
 
     /// A reference to a node in a file, decoded on first use.
@@ -65,14 +68,31 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
         self.source = source
     }
 
-    var residentNode: Node? { resident.load() }
+    deinit {
+        let bits = resident.load(ordering: .acquiring)
+        if bits != 0 { Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
 
-    var isDirty: Bool { resident.load()?.isMutable ?? false }
+    var residentNode: Node? {
+        let bits = resident.load(ordering: .acquiring)
+        return bits == 0 ? nil : Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
+    var isDirty: Bool { residentNode?.isMutable ?? false }
 
     @inline(__always)
     func load() throws(FloeError) -> Node {
-        if let node = resident.load() { return node }
+        if let node = residentNode { return node }
         return try loadFromFile()
+    }
+
+    /// Keeps `node` unless another thread stored one first; returns the one kept.
+    private func storeIfNil(_ node: Node) -> Node {
+        let bits = UInt(bitPattern: Unmanaged.passRetained(node).toOpaque())
+        let (exchanged, current) = resident.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+        if exchanged { return node }
+        Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
+        return Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
     }
 
     @inline(never)
@@ -86,13 +106,13 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
             throw .corruptFile(path: source.path, offset: offset, detail: error.detail)
         }
         node.storedSize = image.encodedSize
-        return resident.storeIfNil(node)
+        return storeIfNil(node)
     }
 
     func loadNode() throws(FloeError) -> any TreeNode { try load() }
 
     func persist(into chunk: inout ChunkBuilder?) -> UInt64 {
-        guard let node = resident.load(), node.isMutable else { return offset }
+        guard let node = residentNode, node.isMutable else { return offset }
         node.forEachChild { child in _ = child.persist(into: &chunk) }
         #if FLOE_INVARIANTS
         node.checkLocalInvariants()

@@ -420,7 +420,8 @@
 
     /// The value as the column stores it, or the typed error that names what is wrong.
     private func checked(_ value: Value, for column: ColumnSpec, in table: String) throws(FloeError) -> Value {
-        let expected = "\(column.isNullable ? "optional " : "")\(column.type)"
+        // Built only on failure: describing an enum goes through reflection, far too slow per value.
+        var expected: String { "\(column.isNullable ? "optional " : "")\(column.type)" }
         switch value {
         case .null:
             if column.isNullable || column.type == .mixed || (column.type == .link && column.collection == .single) { return .null }

@@ -5,7 +5,7 @@
 /// added to a realm, they read and write the realm's current version.
 open class ObjectBase {
     /// Set while the object is managed by a realm (live or frozen).
-    var _floeBinding: ObjectBinding?
+    @usableFromInline var _floeBinding: ObjectBinding?
 
     /// Creates an unmanaged object.
     public required init() {}

@@ -34,6 +34,7 @@ final class TableBinding: Sendable {
 }
 
 /// The link between a managed object and its stored row.
+@usableFromInline
 final class ObjectBinding {
     let source: ObjectSource
     let tableBinding: TableBinding
@@ -47,6 +48,7 @@ final class ObjectBinding {
 
     var className: String { tableBinding.schema.className }
 
+    @usableFromInline
     func read(column: Int) -> _FloeValue {
         do {
             return _FloeValue(try source.currentReader().value(in: tableBinding.table, key: key, column: column))
@@ -57,6 +59,7 @@ final class ObjectBinding {
         }
     }
 
+    @usableFromInline
     func write(_ value: _FloeValue, column: Int) {
         precondition(!source.isFrozen, "Cannot modify '\(className).\(tableBinding.propertyName(ofColumn: column))' of a frozen \(className) object (key \(key)).")
         source.write(value.value, binding: self, column: column)

@@ -12,51 +12,54 @@
 /// ```
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    enum Storage {
-        /// An unmanaged object's value.
-        case unmanaged(Value)
-        /// No value given; the type's default is made on first read (a fresh `ObjectId`, say).
-        case unmanagedDefault
-        /// A managed object's property: the column it reads in the object's table.
-        case managed(column: Int)
-    }
-
-    var storage: Storage
-    let options: PropertyOptions
+    /// The column this field reads in its object's table while the object is managed; -1
+    /// while it is unmanaged. The first stored property, so that binding a managed object
+    /// writes it at a known byte offset, with no generic code per field.
+    @usableFromInline var column: Int
+    /// An unmanaged object's value; nil until one is given or the type's default (a fresh
+    /// `ObjectId`, say) is made on first read.
+    @usableFromInline var value: Value?
+    @usableFromInline let options: PropertyOptions
 
     /// A property whose value starts as the type's default.
-    public init() {
-        storage = .unmanagedDefault
+    @inlinable public init() {
+        column = -1
+        value = nil
         options = PropertyOptions()
     }
 
     /// A property with an initial value.
-    public init(wrappedValue: Value) {
-        storage = .unmanaged(wrappedValue)
+    @inlinable public init(wrappedValue: Value) {
+        column = -1
+        value = wrappedValue
         options = PropertyOptions()
     }
 
     /// A primary key (or not, with `false`). One per class; Int, String, ObjectId or UUID (or optionals).
-    public init(primaryKey: Bool) {
-        storage = .unmanagedDefault
+    @inlinable public init(primaryKey: Bool) {
+        column = -1
+        value = nil
         options = PropertyOptions(isPrimaryKey: primaryKey)
     }
 
     /// A primary key with an initial value.
-    public init(wrappedValue: Value, primaryKey: Bool) {
-        storage = .unmanaged(wrappedValue)
+    @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
+        column = -1
+        value = wrappedValue
         options = PropertyOptions(isPrimaryKey: primaryKey)
     }
 
     /// An indexed property: `==` and `IN` queries on it are fast.
-    public init(indexed: Bool) {
-        storage = .unmanagedDefault
+    @inlinable public init(indexed: Bool) {
+        column = -1
+        value = nil
         options = PropertyOptions(isIndexed: indexed)
     }
 
     /// An indexed property with an initial value.
-    public init(wrappedValue: Value, indexed: Bool) {
-        storage = .unmanaged(wrappedValue)
+    @inlinable public init(wrappedValue: Value, indexed: Bool) {
+        column = -1
+        value = wrappedValue
         options = PropertyOptions(isIndexed: indexed)
     }
 
@@ -66,38 +69,46 @@ public struct Persisted<Value: _Persistable> {
         set { fatalError("@Persisted outside a model class") }
     }
 
+    // Inlinable so that, inlined into each model property's accessors, the key paths become
+    // direct field accesses and nothing generic is resolved at run time.
+    @inlinable
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            switch object[keyPath: storageKeyPath].storage {
-            case .managed(let column):
-                return Value._floeDecode(object._floeBinding!.read(column: column))
-            case .unmanaged(let value):
-                return value
-            case .unmanagedDefault:
-                let value = Value._floeDefault()
-                object[keyPath: storageKeyPath].storage = .unmanaged(value)
-                return value
-            }
+            let column = object[keyPath: storageKeyPath].column
+            if column >= 0 { return Value._floeDecode(object._floeBinding!.read(column: column)) }
+            if let value = object[keyPath: storageKeyPath].value { return value }
+            let value = Value._floeDefault()
+            object[keyPath: storageKeyPath].value = value
+            return value
         }
         set {
-            if case .managed(let column) = object[keyPath: storageKeyPath].storage {
+            let column = object[keyPath: storageKeyPath].column
+            if column >= 0 {
                 object._floeBinding!.write(newValue._floeEncoded, column: column)
             } else {
-                object[keyPath: storageKeyPath].storage = .unmanaged(newValue)
+                object[keyPath: storageKeyPath].value = newValue
             }
         }
     }
 }
 
 /// What a `@Persisted` declaration says beyond its type.
+@usableFromInline
 struct PropertyOptions: Sendable, Equatable {
-    var isPrimaryKey = false
-    var isIndexed = false
+    var isPrimaryKey: Bool
+    var isIndexed: Bool
     var originProperty: String?
+
+    @usableFromInline
+    init(isPrimaryKey: Bool = false, isIndexed: Bool = false, originProperty: String? = nil) {
+        self.isPrimaryKey = isPrimaryKey
+        self.isIndexed = isIndexed
+        self.originProperty = originProperty
+    }
 }
 
 /// Lets schema discovery see a `@Persisted` field through `Mirror` and bind it by offset.
@@ -112,26 +123,17 @@ extension Persisted: PersistedField {
 
     static func makeAccessor(offset: Int) -> PropertyAccessor {
         PropertyAccessor(
-            bind: { object, column in
-                field(of: object, at: offset).pointee.storage = .managed(column: column)
-            },
+            columnOffset: offset + MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.column)!,
             unmanagedValue: { object in
                 let field = field(of: object, at: offset)
-                switch field.pointee.storage {
-                case .unmanaged(let value): return value._floeEncoded.value
-                case .unmanagedDefault:
-                    let value = Value._floeDefault()
-                    field.pointee.storage = .unmanaged(value)
-                    return value._floeEncoded.value
-                case .managed(let column): return object._floeBinding!.read(column: column).value
-                }
+                if field.pointee.column >= 0 { return object._floeBinding!.read(column: field.pointee.column).value }
+                if let value = field.pointee.value { return value._floeEncoded.value }
+                let value = Value._floeDefault()
+                field.pointee.value = value
+                return value._floeEncoded.value
             },
             setUnmanaged: { object, value in
-                field(of: object, at: offset).pointee.storage = .unmanaged(Value._floeDecode(_FloeValue(value)))
-            },
-            unbind: { object in
-                let field = field(of: object, at: offset)
-                if case .managed = field.pointee.storage { field.pointee.storage = .unmanagedDefault }
+                field(of: object, at: offset).pointee.value = Value._floeDecode(_FloeValue(value))
             }
         )
     }
@@ -143,14 +145,25 @@ extension Persisted: PersistedField {
 }
 
 /// Reads and writes one `@Persisted` field of any instance of a class, by its offset.
-struct PropertyAccessor: @unchecked Sendable {
-    // @unchecked: the closures capture only the field offset.
-    /// Makes the field read and write `column` of the object's binding.
-    let bind: (ObjectBase, Int) -> Void
+/// A class, so that walking a schema's properties retains one object, not several closures.
+final class PropertyAccessor: @unchecked Sendable {
+    // @unchecked: immutable; the closures capture only the field offset.
+    /// Where the field's `column` sits inside an instance.
+    let columnOffset: Int
     /// The field's value in stored form (an unmanaged object's own value).
     let unmanagedValue: (ObjectBase) -> Value
     /// Sets an unmanaged object's field from a stored-form value.
     let setUnmanaged: (ObjectBase, Value) -> Void
-    /// Returns the field to an unmanaged state.
-    let unbind: (ObjectBase) -> Void
+
+    init(columnOffset: Int, unmanagedValue: @escaping (ObjectBase) -> Value, setUnmanaged: @escaping (ObjectBase, Value) -> Void) {
+        self.columnOffset = columnOffset
+        self.unmanagedValue = unmanagedValue
+        self.setUnmanaged = setUnmanaged
+    }
+
+    /// Makes the field read and write `column` of the object's binding (-1: unmanaged again).
+    @inline(__always)
+    func bind(_ object: ObjectBase, _ column: Int) {
+        (Unmanaged.passUnretained(object).toOpaque() + columnOffset).storeBytes(of: column, as: Int.self)
+    }
 }

@@ -18,7 +18,7 @@ extension RealmCore {
             break
         }
         let binding = try ensureTable(for: type)
-        let values = schema.properties.map { $0.accessor.unmanagedValue(object) }
+        let values = schema.accessors.map { $0.unmanagedValue(object) }
         let key = try upsert(values: values, binding: binding, update: update, given: nil)
         attach(object, key: key, binding: binding)
     }

@@ -144,8 +144,9 @@ final class RealmCore: ObjectSource {
 
     func attach(_ object: ObjectBase, key: Int64, binding: TableBinding) {
         object._floeBinding = ObjectBinding(source: self, tableBinding: binding, key: key)
-        for (index, property) in binding.schema.properties.enumerated() {
-            property.accessor.bind(object, binding.columnOfProperty[index])
+        let columns = binding.columnOfProperty
+        for (index, accessor) in binding.schema.accessors.enumerated() {
+            accessor.bind(object, columns[index])
         }
     }
 

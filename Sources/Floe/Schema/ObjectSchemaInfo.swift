@@ -12,8 +12,12 @@ final class ObjectSchemaInfo: @unchecked Sendable {
         self.className = className
         self.kind = kind
         self.properties = properties
+        accessors = properties.map(\.accessor)
         primaryKeyIndex = properties.firstIndex { $0.isPrimaryKey }
     }
+
+    /// The properties' accessors alone, for the per-object loops (binding, reading an unmanaged object).
+    let accessors: [PropertyAccessor]
 
     /// The table this class is stored in.
     var tableSpec: TableSpec {
