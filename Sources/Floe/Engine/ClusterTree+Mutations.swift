@@ -27,7 +27,7 @@ extension ClusterTree {
             node.keys.insert(key, at: index)
             for column in node.columns.indices {
                 let (ref, columnNode) = try context.mutable(node.columns[column])
-                node.columns[column] = ref
+                if ref !== node.columns[column] { node.columns[column] = ref }
                 columnNode.storage.insert(row[column], at: index)
             }
             guard node.keys.count > leafCapacity else { return nil }
@@ -35,7 +35,7 @@ extension ClusterTree {
         }
         let index = childIndex(for: key, in: node.keys)
         let (childRef, child) = try context.mutable(node.children[index])
-        node.children[index] = childRef
+        if childRef !== node.children[index] { node.children[index] = childRef }
         let sibling = try insert(key, row, table, into: child, context)
         node.keys[index] = child.keys[0]
         guard let sibling else {

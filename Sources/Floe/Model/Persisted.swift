@@ -1,3 +1,5 @@
+import Foundation
+
 /// Marks a stored property of a model class.
 ///
 /// Properties without `@Persisted` are ignored: not stored, not queryable, not observed.
@@ -69,6 +71,15 @@ public struct Persisted<Value: _Persistable> {
         set { fatalError("@Persisted outside a model class") }
     }
 
+    @inlinable
+    mutating func assign(_ newValue: Value, in object: ObjectBase) {
+        if column >= 0 {
+            object._floeBinding!.write(newValue._floeEncoded, column: column)
+        } else {
+            value = newValue
+        }
+    }
+
     // Inlinable so that, inlined into each model property's accessors, the key paths become
     // direct field accesses and nothing generic is resolved at run time.
     @inlinable
@@ -78,20 +89,16 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            let column = object[keyPath: storageKeyPath].column
-            if column >= 0 { return Value._floeDecode(object._floeBinding!.read(column: column)) }
-            if let value = object[keyPath: storageKeyPath].value { return value }
+            // One key-path access per read or write: each costs more than everything else here.
+            let field = object[keyPath: storageKeyPath]
+            if field.column >= 0 { return Value._floeDecode(object._floeBinding!.read(column: field.column)) }
+            if let value = field.value { return value }
             let value = Value._floeDefault()
             object[keyPath: storageKeyPath].value = value
             return value
         }
         set {
-            let column = object[keyPath: storageKeyPath].column
-            if column >= 0 {
-                object._floeBinding!.write(newValue._floeEncoded, column: column)
-            } else {
-                object[keyPath: storageKeyPath].value = newValue
-            }
+            object[keyPath: storageKeyPath].assign(newValue, in: object)
         }
     }
 }
@@ -122,6 +129,25 @@ extension Persisted: PersistedField {
     static var valueType: _PropertyType { Value._floeType }
 
     static func makeAccessor(offset: Int) -> PropertyAccessor {
+        // The common types get accessors compiled for them: generic code here would look up
+        // `Persisted<Value>`'s metadata at run time on every call.
+        switch Value.self {
+        case is Int.Type: return Persisted<Int>.accessor(offset: offset)
+        case is String.Type: return Persisted<String>.accessor(offset: offset)
+        case is Double.Type: return Persisted<Double>.accessor(offset: offset)
+        case is Bool.Type: return Persisted<Bool>.accessor(offset: offset)
+        case is Date.Type: return Persisted<Date>.accessor(offset: offset)
+        case is ObjectId.Type: return Persisted<ObjectId>.accessor(offset: offset)
+        case is Int64.Type: return Persisted<Int64>.accessor(offset: offset)
+        case is Int?.Type: return Persisted<Int?>.accessor(offset: offset)
+        case is String?.Type: return Persisted<String?>.accessor(offset: offset)
+        case is Double?.Type: return Persisted<Double?>.accessor(offset: offset)
+        default: return accessor(offset: offset)
+        }
+    }
+
+    @inline(__always)
+    static func accessor(offset: Int) -> PropertyAccessor {
         PropertyAccessor(
             columnOffset: offset + MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.column)!,
             unmanagedValue: { object in
