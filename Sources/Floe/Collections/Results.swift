@@ -33,21 +33,32 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     /// Iterates over the objects as they were when iteration began.
     public func makeIterator() -> Iterator {
-        guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, keys: []) }
-        let keys = check { () throws(FloeError) in try core.currentReader().objectKeys(in: binding.table) }
-        return Iterator(core: core, binding: binding, keys: keys)
+        guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, reader: nil, leaves: []) }
+        let reader = check { () throws(FloeError) in try core.currentReader() }
+        let leaves = check { () throws(FloeError) in try reader.leaves(of: binding.table) }
+        return Iterator(core: core, binding: binding, reader: reader, leaves: leaves)
     }
 
     public struct Iterator: IteratorProtocol {
         let core: RealmCore
         let binding: TableBinding?
-        let keys: [Int64]
-        var position = 0
+        let reader: (any VersionReading)?
+        let leaves: [ClusterNode]
+        var leafIndex = 0
+        var row = 0
 
         public mutating func next() -> Element? {
-            guard let binding, position < keys.count else { return nil }
-            defer { position += 1 }
-            return core.materialize(Element.self, key: keys[position], binding: binding)
+            guard let binding, let reader else { return nil }
+            while leafIndex < leaves.count && row >= leaves[leafIndex].keys.count {
+                leafIndex += 1
+                row = 0
+            }
+            guard leafIndex < leaves.count else { return nil }
+            let leaf = leaves[leafIndex]
+            defer { row += 1 }
+            let object = core.materialize(Element.self, key: leaf.keys[row], binding: binding)
+            object._floeBinding!.cachePosition(leaf: leaf, row: row, reader: reader)
+            return object
         }
     }
 

@@ -250,6 +250,10 @@ final class ColumnNode: TreeNode, @unchecked Sendable {
 
     func mutableCopy() -> ColumnNode { ColumnNode(storage: storage) }
 
+    /// One row's value, read in place (going through `storage` from outside copies the struct).
+    @inline(__always)
+    func value(at row: Int) -> Value { storage.value(at: row) }
+
     func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         for case let root? in storage.collections { try body(root) }
     }

@@ -61,6 +61,15 @@ enum SearchIndex {
     /// the column's index when it has one, else by scanning the column.
     static func findObjects(in table: TableNode, column: Int, equalTo value: Value, limit: Int) throws(FloeError) -> [Int64] {
         var found: [Int64] = []
+        if table.spec.columns[column].hasSearchIndex, limit == 1 {
+            // The primary-key lookup: no candidate list, no sorting.
+            guard let (entryLeaf, entryRow) = try ClusterTree.find(hash(value), in: table.indexRoots[column]) else { return [] }
+            let first = try entryLeaf.columns[0].load().storage.int(at: entryRow)
+            if let (leaf, row) = try ClusterTree.find(first, in: table.root),
+               Value.compare(try leaf.columns[column].load().value(at: row), value) == 0 {
+                return [first]
+            }
+        }
         if table.spec.columns[column].hasSearchIndex {
             for key in try candidates(for: value, in: table.indexRoots[column]).sorted() where found.count < limit {
                 guard let (leaf, row) = try ClusterTree.find(key, in: table.root) else { continue }

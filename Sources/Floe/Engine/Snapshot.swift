@@ -15,6 +15,9 @@
     public let group: GroupNode
     private let pin: VersionPin?
 
+    /// A snapshot never changes.
+    public var mutationCount: Int { 0 }
+
     init(version: UInt64, group: GroupNode, pin: VersionPin?) {
         self.version = version
         self.group = group

@@ -13,6 +13,9 @@
 @_spi(Engine) public protocol VersionReading {
     /// The root this reader sees.
     var group: GroupNode { get }
+    /// Changes whenever the reader's trees change (never, for a snapshot): a cached leaf
+    /// found under one value is valid while the value and `group` stay the same.
+    var mutationCount: Int { get }
 }
 
 @_spi(Engine) extension VersionReading {
@@ -68,15 +71,30 @@
         return leaf.keys[row]
     }
 
+    /// The leaf holding object `key` and its row there (for callers that cache positions).
+    func locate(_ key: Int64, in table: TableHandle) throws(FloeError) -> (leaf: ClusterNode, row: Int)? {
+        try ClusterTree.find(key, in: tableNode(table).root)
+    }
+
+    /// The leaves of a table, in key order.
+    func leaves(of table: TableHandle) throws(FloeError) -> [ClusterNode] {
+        var leaves: [ClusterNode] = []
+        try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf in
+            leaves.append(leaf)
+            return true
+        }
+        return leaves
+    }
+
     /// One column's value of one object (collection columns: use the collection reads).
     public func value(in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Value {
         let node = try tableNode(table)
         guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
             throw .noSuchObject(table: node.spec.name, key: key)
         }
-        let storage = try leaf.columns[column].load().storage
-        precondition(storage.layout != .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is a collection; read it with collectionElements")
-        return storage.value(at: row)
+        let columnNode = try leaf.columns[column].load()
+        precondition(columnNode.storage.layout != .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is a collection; read it with collectionElements")
+        return columnNode.value(at: row)
     }
 
     /// Every non-collection value of one object, in column order (collections read as `.null`).

@@ -23,6 +23,8 @@
     public private(set) var group: GroupNode
     let context = WriteContext()
     private(set) var isOpen = true
+    /// Bumped by every change (see ``VersionReading/mutationCount``).
+    public private(set) var mutationCount = 0
 
     init(store: Store, baseVersion: UInt64, base: GroupNode) {
         self.store = store
@@ -64,6 +66,7 @@
     public func createTable(_ spec: TableSpec) throws(FloeError) -> TableHandle {
         try requireOpen()
         try spec.validate()
+        mutationCount &+= 1
         if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
         group.tables.append(NodeRef(TableNode(spec: spec)))
         return TableHandle(index: group.tables.count - 1, name: spec.name)
@@ -102,6 +105,7 @@
     public func removeTable(_ table: TableHandle) throws(FloeError) {
         try requireOpen()
         let node = try tableNode(table)
+        mutationCount &+= 1
         context.drop(group.tables[table.index])
         context.drop(node.root)
         group.tables.remove(at: table.index)
@@ -406,6 +410,7 @@
 
     private func mutableTable(_ table: TableHandle) throws(FloeError) -> TableNode {
         _ = try tableNode(table)
+        mutationCount &+= 1
         let (ref, node) = try context.mutable(group.tables[table.index])
         group.tables[table.index] = ref
         return node

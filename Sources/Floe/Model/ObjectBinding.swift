@@ -39,6 +39,12 @@ final class ObjectBinding {
     let source: ObjectSource
     let tableBinding: TableBinding
     let key: Int64
+    /// Where the object was last found: valid while the reader's root and mutation count are
+    /// the ones recorded with it. Saves a tree walk on every property read.
+    private var cachedLeaf: ClusterNode?
+    private var cachedRow = 0
+    private var cachedGroup: GroupNode?
+    private var cachedMutationCount = 0
 
     init(source: ObjectSource, tableBinding: TableBinding, key: Int64) {
         self.source = source
@@ -46,12 +52,28 @@ final class ObjectBinding {
         self.key = key
     }
 
+    /// Seeds the position cache (when the caller just found the object in `leaf`).
+    func cachePosition(leaf: ClusterNode, row: Int, reader: any VersionReading) {
+        cachedLeaf = leaf
+        cachedRow = row
+        cachedGroup = reader.group
+        cachedMutationCount = reader.mutationCount
+    }
+
     var className: String { tableBinding.schema.className }
 
     @usableFromInline
     func read(column: Int) -> _FloeValue {
-        do {
-            return _FloeValue(try source.currentReader().value(in: tableBinding.table, key: key, column: column))
+        do throws(FloeError) {
+            let reader = try source.currentReader()
+            if let leaf = cachedLeaf, cachedGroup === reader.group, cachedMutationCount == reader.mutationCount {
+                return _FloeValue(try leaf.columns[column].load().value(at: cachedRow))
+            }
+            guard let (leaf, row) = try reader.locate(key, in: tableBinding.table) else {
+                throw FloeError.noSuchObject(table: tableBinding.table.name, key: key)
+            }
+            cachePosition(leaf: leaf, row: row, reader: reader)
+            return _FloeValue(try leaf.columns[column].load().value(at: row))
         } catch .noSuchObject {
             preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))': the \(className) object with key \(key) has been deleted or invalidated. Check isInvalidated first.")
         } catch {

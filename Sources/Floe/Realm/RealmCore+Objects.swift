@@ -92,11 +92,15 @@ extension RealmCore {
 
     /// The object with `primaryKey`, or nil.
     func object<T: ObjectBase>(ofType type: T.Type, primaryKey: Value) throws(FloeError) -> T? {
-        let schema = try SchemaDiscovery.schema(for: type)
-        guard let pk = schema.primaryKeyIndex else {
-            throw .invalidOperation(className: schema.className, detail: "has no primary key")
+        guard let binding = try tableBinding(for: type) else {
+            if try SchemaDiscovery.schema(for: type).primaryKeyIndex == nil {
+                throw .invalidOperation(className: type.className(), detail: "has no primary key")
+            }
+            return nil
         }
-        guard let binding = try tableBinding(for: type) else { return nil }
+        guard let pk = binding.schema.primaryKeyIndex else {
+            throw .invalidOperation(className: binding.schema.className, detail: "has no primary key")
+        }
         let reader = try currentReader()
         guard let key = try reader.findObjects(in: binding.table, column: binding.columnOfProperty[pk], equalTo: primaryKey, limit: 1).first else {
             return nil
