@@ -163,3 +163,14 @@ final class LockedFlag: @unchecked Sendable {
     func set() { lock.withLock { flag = true } }
     var value: Bool { lock.withLock { flag } }
 }
+
+extension MaintenanceTests {
+    @Test func compactionKeepsTheStoresDurability() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none, compactsAutomatically: false))
+        try Fixtures.makeDogs(in: store, count: 10)
+        try store.compact()
+        #expect(store.currentFile?.durability == Durability.none)
+        store.close()
+    }
+}

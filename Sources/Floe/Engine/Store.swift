@@ -250,7 +250,7 @@ import Synchronization
         guard let file = state.withLock({ $0.file }) else { return }
         let temporary = path + ".compacting"
         FileHandle.remove(temporary)
-        let copy = try Compactor.copy(file: file, to: temporary, reportedPath: path)
+        let copy = try Compactor.copy(file: file, to: temporary, reportedPath: path, durability: options.durability)
         do {
             try FileHandle.move(temporary, to: path)
             try FileHandle.syncDirectory(of: path)
@@ -280,7 +280,7 @@ import Synchronization
         let (file, version, root) = state.withLock { ($0.file, $0.version, $0.root) }
         let copy: StorageFile
         if let file {
-            copy = try Compactor.copy(file: file, to: destination, reportedPath: destination)
+            copy = try Compactor.copy(file: file, to: destination, reportedPath: destination, durability: .full)
         } else {
             copy = try TreeExporter.write(root: root, version: version, to: destination)
         }

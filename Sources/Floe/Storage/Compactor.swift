@@ -8,9 +8,10 @@ enum Compactor {
     static let flushThreshold = 1 << 20
 
     /// Writes the newest version of `file` into a new file at `openPath` (reported as
-    /// `reportedPath`), synced, and returns it open and locked.
-    static func copy(file: StorageFile, to openPath: String, reportedPath: String) throws(FloeError) -> StorageFile {
-        let target = try StorageFile.open(path: reportedPath, openPath: openPath, readOnly: false, durability: .full)
+    /// `reportedPath`), synced whatever `durability` says (it replaces the original), and
+    /// returns it open and locked, committing with `durability` from then on.
+    static func copy(file: StorageFile, to openPath: String, reportedPath: String, durability: Durability) throws(FloeError) -> StorageFile {
+        let target = try StorageFile.open(path: reportedPath, openPath: openPath, readOnly: false, durability: durability)
         guard let commit = file.lastCommit else { return target }
         var chunk = target.makeChunk()
         func copyNode(at offset: UInt64) throws(FloeError) -> UInt64 {
