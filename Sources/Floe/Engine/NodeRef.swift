@@ -21,6 +21,9 @@ protocol TreeNode: AnyObject {
     func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows
     /// One slot per child reference of ``image()``, in the same order (nil where it writes 0).
     func childSlots() -> [AnyNodeRef?]
+    /// Persists the children this transaction changed (typed loops: a commit visits every
+    /// child reference of every changed node, so closures and existentials here cost).
+    func persistChangedChildren(into chunk: inout ChunkBuilder?)
     var isMutable: Bool { get set }
     /// Bytes the node occupies in the file; 0 while it was never written.
     var storedSize: Int { get set }
@@ -111,9 +114,14 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
 
     func loadNode() throws(FloeError) -> any TreeNode { try load() }
 
+    @inline(__always)
+    func persistIfChanged(into chunk: inout ChunkBuilder?) {
+        if let node = residentNode, node.isMutable { _ = persist(into: &chunk) }
+    }
+
     func persist(into chunk: inout ChunkBuilder?) -> UInt64 {
         guard let node = residentNode, node.isMutable else { return offset }
-        node.forEachChild { child in _ = child.persist(into: &chunk) }
+        node.persistChangedChildren(into: &chunk)
         #if FLOE_INVARIANTS
         node.checkLocalInvariants()
         #endif

@@ -39,6 +39,10 @@
     }
 
     func childSlots() -> [AnyNodeRef?] { tables }
+
+    func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+        for table in tables { table.persistIfChanged(into: &chunk) }
+    }
 }
 
 /// One table: its schema, key allocation, row count and cluster tree.
@@ -133,6 +137,11 @@ final class TableNode: TreeNode, @unchecked Sendable {
     }
 
     func childSlots() -> [AnyNodeRef?] { [root] + indexRoots }
+
+    func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+        root?.persistIfChanged(into: &chunk)
+        for case let index? in indexRoots { index.persistIfChanged(into: &chunk) }
+    }
 }
 
 /// A node of a table's cluster tree, keyed by object key.
@@ -218,6 +227,14 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
     }
 
     func childSlots() -> [AnyNodeRef?] { isLeaf ? columns : children }
+
+    func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+        if isLeaf {
+            for column in columns { column.persistIfChanged(into: &chunk) }
+        } else {
+            for child in children { child.persistIfChanged(into: &chunk) }
+        }
+    }
 }
 
 /// One column of one cluster leaf.
@@ -259,6 +276,10 @@ final class ColumnNode: TreeNode, @unchecked Sendable {
     }
 
     func childSlots() -> [AnyNodeRef?] { storage.layout == .collections ? storage.collections : [] }
+
+    func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+        for case let root? in storage.collections { root.persistIfChanged(into: &chunk) }
+    }
 }
 
 /// A node of a list, set or map: a positional tree whose leaves hold elements (and, for
@@ -355,4 +376,8 @@ final class CollectionNode: TreeNode, @unchecked Sendable {
     }
 
     func childSlots() -> [AnyNodeRef?] { children }
+
+    func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+        for child in children { child.persistIfChanged(into: &chunk) }
+    }
 }

@@ -18,6 +18,13 @@ final class StorageFile: @unchecked Sendable {
     private let end: Atomic<UInt64>
     var endOffset: UInt64 { end.load(ordering: .acquiring) }
     private var hintSequence: UInt64
+    /// What was appended since the header hint was last written. The hint is refreshed only
+    /// every so often (it costs a write per commit otherwise); open then checks at most that
+    /// much of the tail.
+    private var bytesSinceHint: UInt64 = 0
+    private var commitsSinceHint = 0
+    static let hintEveryBytes: UInt64 = 256 * 1024
+    static let hintEveryCommits = 32
     /// What open found and did, for diagnostics and tests.
     let recovery: RecoveryReport
 
@@ -96,11 +103,19 @@ final class StorageFile: @unchecked Sendable {
     /// Stops all further reads and writes and releases the lock. The descriptor itself
     /// closes when the last reference goes, so a late reader gets an error, never another file's bytes.
     func close() {
+        if !isReadOnly, !isClosed, commitsSinceHint > 0, let lastCommit {
+            // A clean close leaves open nothing to scan.
+            try? writeHint(for: lastCommit)
+        }
         closedFlag.store(true, ordering: .releasing)
         handle.unlock()
     }
 
     var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
+
+    deinit {
+        if !isReadOnly, !isClosed, commitsSinceHint > 0, let lastCommit { try? writeHint(for: lastCommit) }
+    }
 
     /// Reads and checks the node at `offset`.
     func readNode(at offset: UInt64) throws(FloeError) -> NodeImage {
@@ -149,7 +164,11 @@ final class StorageFile: @unchecked Sendable {
         }
         lastCommit = sealed.record
         end.store(sealed.record.end, ordering: .releasing)
-        try writeHint(for: sealed.record)
+        bytesSinceHint += sealed.record.chunkLength
+        commitsSinceHint += 1
+        if bytesSinceHint >= Self.hintEveryBytes || commitsSinceHint >= Self.hintEveryCommits {
+            try writeHint(for: sealed.record)
+        }
         return sealed.record
     }
 
@@ -161,6 +180,8 @@ final class StorageFile: @unchecked Sendable {
     func sync() throws(FloeError) { try handle.sync() }
 
     private func writeHint(for record: CommitRecord) throws(FloeError) {
+        bytesSinceHint = 0
+        commitsSinceHint = 0
         hintSequence += 1
         let hint = FileHeader.Hint(sequence: hintSequence, commitOffset: record.offset, version: record.version)
         let slot = FileHeader.slotOffsets[Int(hintSequence % 2)]
