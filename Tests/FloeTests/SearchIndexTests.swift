@@ -75,3 +75,33 @@ import Testing
         #expect(try store.snapshot().objectCount(in: table) == 2)
     }
 }
+
+extension SearchIndexTests {
+    /// A non-optional integer primary key is the object key: no index, same guarantees.
+    @Test func integerPrimaryKeysAreObjectKeys() throws {
+        let store = Store.inMemory(identifier: "intpk-\(UUID())")
+        let spec = TableSpec(name: "Numbered", columns: [ColumnSpec(name: "id", type: .int, isPrimaryKey: true), ColumnSpec(name: "name", type: .string)])
+        let transaction = try store.beginWrite()
+        let table = try transaction.createTable(spec)
+        for id in [5, -3, 1_000_000_000_000, 0] as [Int64] {
+            #expect(try transaction.insertObject(into: table, values: [.int(id), .string("n\(id)")]) == id)
+        }
+        #expect(throws: FloeError.duplicatePrimaryKey(table: "Numbered", column: "id", value: "5")) {
+            try transaction.insertObject(into: table, values: [.int(5), .string("again")])
+        }
+        #expect(throws: FloeError.primaryKeyChanged(className: "Numbered", property: "id", from: "5", to: "6")) {
+            try transaction.setValue(.int(6), in: table, key: 5, column: 0)
+        }
+        #expect(try transaction.findObjects(in: table, column: 0, equalTo: .int(-3)) == [-3])
+        #expect(try transaction.findObjects(in: table, column: 0, equalTo: .int(4)).isEmpty)
+        #expect(try transaction.objectKeys(in: table) == [-3, 0, 5, 1_000_000_000_000])
+        try transaction.commit()
+        #expect(try store.snapshot().tableNode(table).indexRoots[0] == nil)
+        #expect(try store.verify().isValid)
+        let adding = try store.beginWrite()
+        #expect(throws: FloeError.self) {
+            try adding.addColumn(ColumnSpec(name: "other", type: .int, isPrimaryKey: true), to: table)
+        }
+        adding.rollback()
+    }
+}

@@ -61,6 +61,10 @@ enum SearchIndex {
     /// the column's index when it has one, else by scanning the column.
     static func findObjects(in table: TableNode, column: Int, equalTo value: Value, limit: Int) throws(FloeError) -> [Int64] {
         var found: [Int64] = []
+        if table.spec.columns[column].isObjectKey {
+            guard case .int(let key) = value, limit > 0, try ClusterTree.find(key, in: table.root) != nil else { return [] }
+            return [key]
+        }
         if table.spec.columns[column].hasSearchIndex, limit == 1 {
             // The primary-key lookup: no candidate list, no sorting.
             guard let (entryLeaf, entryRow) = try ClusterTree.find(hash(value), in: table.indexRoots[column]) else { return [] }

@@ -52,6 +52,15 @@ enum StoreVerifier {
     }
 
     private static func checkSearchIndexes(of table: TableNode, into report: inout VerificationReport) throws {
+        if let keyColumn = table.spec.objectKeyColumn {
+            try ClusterTree.forEachLeaf(in: table.root) { leaf throws(FloeError) in
+                let storage = try leaf.columns[keyColumn].load().storage
+                for row in 0..<leaf.keys.count where storage.int(at: row) != leaf.keys[row] {
+                    report.problems.append("object \(leaf.keys[row]) of '\(table.spec.name)' has primary key \(storage.int(at: row)), which must be its object key")
+                }
+                return true
+            }
+        }
         for (column, spec) in table.spec.columns.enumerated() where spec.hasSearchIndex {
             let root = table.indexRoots[column]
             try ClusterTree.checkInvariants(of: root, table: SearchIndex.entrySpec)

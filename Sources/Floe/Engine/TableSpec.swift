@@ -76,6 +76,9 @@
         self.columns = columns
     }
 
+    /// The column whose value is the object key, if any (see ``ColumnSpec/isObjectKey``).
+    var objectKeyColumn: Int? { columns.firstIndex { $0.isObjectKey } }
+
     /// The index of the column named `name`.
     public func columnIndex(named name: String) -> Int? {
         columns.firstIndex { $0.name == name }
@@ -109,8 +112,12 @@ extension ColumnSpec {
         }
     }
 
+    /// A non-optional integer primary key is the object key itself: each object is stored
+    /// under its primary key value, so lookups need no index and inserts maintain none.
+    var isObjectKey: Bool { isPrimaryKey && type == .int && !isNullable && collection == .single }
+
     /// Whether the engine keeps a search index for this column.
-    var hasSearchIndex: Bool { (isIndexed || isPrimaryKey) && collection == .single }
+    var hasSearchIndex: Bool { (isIndexed || isPrimaryKey) && collection == .single && !isObjectKey }
 
     /// How a leaf lays this column out.
     var layout: ColumnStorage.Layout {

@@ -121,6 +121,10 @@
         if column.isPrimaryKey && node.count > 1 {
             throw .duplicatePrimaryKey(table: node.spec.name, column: column.name, value: "the default value of \(node.count) existing objects")
         }
+        if column.isObjectKey && node.count > 0 {
+            throw .invalidSchema(className: node.spec.name, property: column.name,
+                                 reason: "an integer primary key is the object key and cannot be added to a table that already holds objects")
+        }
         node.spec.columns.append(column)
         node.indexRoots.append(nil)
         let fill = column.isNullable || column.type == .mixed || column.type == .link ? Value.null : Value.defaultValue(for: column.type)
@@ -170,7 +174,10 @@
     public func insertObject(into table: TableHandle, values: [Value]) throws(FloeError) -> Int64 {
         try requireOpen()
         let node = try mutableTable(table)
-        let key = node.nextKey
+        var key = node.nextKey
+        if let keyColumn = node.spec.objectKeyColumn, keyColumn < values.count, case .int(let primaryKey) = values[keyColumn] {
+            key = primaryKey
+        }
         try insert(key: key, values: values, into: node)
         return key
     }
@@ -191,13 +198,21 @@
         var row = values
         for index in columns.indices where columns[index].collection == .single {
             row[index] = try checked(values[index], for: columns[index], in: node.spec.name)
-            if columns[index].isPrimaryKey, try firstObject(in: node, column: index, equalTo: row[index]) != nil {
+            if columns[index].isObjectKey {
+                guard row[index] == .int(key) else {
+                    throw .typeMismatch(table: node.spec.name, column: columns[index].name,
+                                        expected: "the object key \(key) (the primary key is the object key)", value: row[index].debugText)
+                }
+                if try ClusterTree.find(key, in: node.root) != nil {
+                    throw .duplicatePrimaryKey(table: node.spec.name, column: columns[index].name, value: row[index].debugText)
+                }
+            } else if columns[index].isPrimaryKey, try firstObject(in: node, column: index, equalTo: row[index]) != nil {
                 throw .duplicatePrimaryKey(table: node.spec.name, column: columns[index].name, value: row[index].debugText)
             }
         }
         node.root = try ClusterTree.insert(key: key, row: row, table: node.spec, into: node.root, context: context)
         node.count += 1
-        node.nextKey = max(node.nextKey, key + 1)
+        if key >= node.nextKey { node.nextKey = key == .max ? .max : key + 1 }
         for index in columns.indices where columns[index].hasSearchIndex {
             node.indexRoots[index] = try SearchIndex.insert(key, for: row[index], into: node.indexRoots[index], context: context)
         }
@@ -216,6 +231,9 @@
         node.root = root
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
+        if spec.isObjectKey, value != .int(key) {
+            throw .primaryKeyChanged(className: node.spec.name, property: spec.name, from: "\(key)", to: value.debugText)
+        }
         guard spec.hasSearchIndex else {
             columnNode.storage.set(value, at: row)
             return
