@@ -183,6 +183,8 @@ extension Realm {
 
     func invalidationCheck() throws -> [Bool] {
         let dog = objects(TestDog.self).first!
+        #expect(dog.realm === self)
+        #expect(TestDog().realm == nil)
         let before = dog.isInvalidated
         try write { try delete(dog) }
         return [before, dog.isInvalidated]

@@ -47,6 +47,15 @@ extension ObjectBase {
         return !binding.exists
     }
 
+    /// The realm managing this object (nil while unmanaged).
+    ///
+    /// ```swift
+    /// extension Realm {
+    ///     func isMine(_ dog: Dog) -> Bool { dog.realm === self }
+    /// }
+    /// ```
+    public var realm: Realm? { (_floeBinding?.source as? RealmCore)?.realm }
+
     /// Whether this object is a frozen view (never, for a live or unmanaged object).
     public var isFrozen: Bool { _floeBinding?.source.isFrozen ?? false }
 

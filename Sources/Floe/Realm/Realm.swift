@@ -36,6 +36,7 @@ public actor Realm {
         self.configuration = configuration
         self.store = store
         core = try RealmCore(store: store, configuration: configuration)
+        core.realm = self
     }
 
     /// Opens the realm described by `configuration`.

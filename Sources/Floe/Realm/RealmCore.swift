@@ -6,6 +6,8 @@
 final class RealmCore: ObjectSource {
     let store: Store
     let configuration: Realm.Configuration
+    /// The actor this core belongs to (for `object.realm`).
+    weak var realm: Realm?
     private var snapshot: Snapshot
     private(set) var transaction: WriteTransaction?
     /// Errors raised by property setters inside the open write; the write throws the first.

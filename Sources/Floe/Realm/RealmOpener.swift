@@ -42,6 +42,14 @@ enum RealmOpener {
             return
         }
         let schemas = try types.map { try SchemaDiscovery.schema(for: $0) }
+        var seen: [String: ObjectBase.Type] = [:]
+        for schema in schemas {
+            if let other = seen[schema.className], other != schema.type {
+                throw FloeError.invalidSchema(className: schema.className, property: "(class)",
+                                              reason: "objectTypes holds two classes stored as '\(schema.className)': \(String(reflecting: other)) and \(String(reflecting: schema.type))")
+            }
+            seen[schema.className] = schema.type
+        }
         var differences: [String] = []
         var indexChanges: [(String, Int, Bool)] = []
         for schema in schemas {
