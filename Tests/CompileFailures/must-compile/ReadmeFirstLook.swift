@@ -1,0 +1,30 @@
+// Must compile: the README's first look, as written there.
+import Floe
+
+final class Dog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+}
+
+let realm = try await Realm()                       // default.floe in the current directory
+try await realm.write { realm in
+    let dog = Dog()
+    dog.id = 1
+    dog.name = "Rex"
+    try realm.add(dog)
+}
+let names = try await realm.read { realm in realm.objects(Dog.self).map(\.name) }
+let frozen = try await realm.read { realm in try realm.objects(Dog.self).freeze() }
+Task.detached { print(frozen.map(\.name)) }        // Sendable: read from any task
+
+extension Realm {
+    func birthday(of id: Int) throws {
+        try write {
+            guard let dog = object(ofType: Dog.self, forPrimaryKey: id) else { return }
+            dog.age += 1
+        }
+    }
+}
+try await realm.birthday(of: 1)
+print(names)
