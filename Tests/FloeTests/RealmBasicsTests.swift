@@ -86,3 +86,24 @@ import Testing
         #expect(frozen.color == .black && frozen.optionalColor == .white)
     }
 }
+
+extension RealmBasicsTests {
+    /// Iteration reuses an object only when nothing kept the previous one.
+    @Test func iterationNeverChangesObjectsTheCallerKept() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iterate-\(UUID())", objectTypes: [TestDog.self]))
+        try await realm.write { realm in
+            for id in 0..<600 { try realm.create(TestDog.self, value: ["id": id, "name": "dog\(id)", "age": id % 7]) }
+        }
+        let result = try await realm.read { realm -> [Int] in
+            let results = realm.objects(TestDog.self)
+            let kept = Array(results)
+            var sum = 0
+            for dog in results { sum += dog.age }
+            var every: [TestDog] = []
+            for dog in results where dog.id % 100 == 0 { every.append(dog) }
+            return [kept.count, Set(kept.map(ObjectIdentifier.init)).count, kept.map(\.id) == Array(0..<600) ? 1 : 0,
+                    sum, every.map(\.id).reduce(0, +), results.reduce(0) { $0 + $1.age }]
+        }
+        #expect(result == [600, 600, 1, (0..<600).reduce(0) { $0 + $1 % 7 }, 1500, (0..<600).reduce(0) { $0 + $1 % 7 }])
+    }
+}

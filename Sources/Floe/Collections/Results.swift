@@ -46,6 +46,16 @@ public struct Results<Element: Object>: RandomAccessCollection {
         let leaves: [ClusterNode]
         var leafIndex = 0
         var row = 0
+        /// The object handed out last. When nothing else holds it any more (the loop body let
+        /// it go), the next step re-points it at the next object instead of allocating one.
+        var previous: Element?
+
+        init(core: RealmCore, binding: TableBinding?, reader: (any VersionReading)?, leaves: [ClusterNode]) {
+            self.core = core
+            self.binding = binding
+            self.reader = reader
+            self.leaves = leaves
+        }
 
         public mutating func next() -> Element? {
             guard let binding, let reader else { return nil }
@@ -53,11 +63,20 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 leafIndex += 1
                 row = 0
             }
-            guard leafIndex < leaves.count else { return nil }
+            guard leafIndex < leaves.count else {
+                previous = nil
+                return nil
+            }
             let leaf = leaves[leafIndex]
             defer { row += 1 }
+            // Only its object holds a binding, so an unshared object means an unshared binding.
+            if previous != nil, isKnownUniquelyReferenced(&previous!), let objectBinding = previous!._floeBinding {
+                objectBinding.repoint(to: leaf.keys[row], leaf: leaf, row: row, reader: reader)
+                return previous
+            }
             let object = core.materialize(Element.self, key: leaf.keys[row], binding: binding)
             object._floeBinding!.cachePosition(leaf: leaf, row: row, reader: reader)
+            previous = object
             return object
         }
     }

@@ -38,7 +38,7 @@ final class TableBinding: Sendable {
 final class ObjectBinding {
     let source: ObjectSource
     let tableBinding: TableBinding
-    let key: Int64
+    private(set) var key: Int64
     /// Where the object was last found: valid while the reader's root and mutation count are
     /// the ones recorded with it. Saves a tree walk on every property read.
     private var cachedLeaf: ClusterNode?
@@ -58,6 +58,13 @@ final class ObjectBinding {
         cachedRow = row
         cachedGroup = reader.group
         cachedMutationCount = reader.mutationCount
+    }
+
+    /// Makes this binding (and so its object, which nothing else holds) stand for another
+    /// object of the same table. Only results iteration does this.
+    func repoint(to key: Int64, leaf: ClusterNode, row: Int, reader: any VersionReading) {
+        self.key = key
+        cachePosition(leaf: leaf, row: row, reader: reader)
     }
 
     var className: String { tableBinding.schema.className }
