@@ -107,3 +107,25 @@ extension RealmBasicsTests {
         #expect(result == [600, 600, 1, (0..<600).reduce(0) { $0 + $1 % 7 }, 1500, (0..<600).reduce(0) { $0 + $1 % 7 }])
     }
 }
+
+extension RealmBasicsTests {
+    @Test func sumOfProperty() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sum-\(UUID())", objectTypes: [TestDog.self]))
+        try await realm.write { realm in
+            for id in 0..<1000 { try realm.create(TestDog.self, value: ["id": id, "age": id % 10, "weight": 0.5]) }
+        }
+        let sums = try await realm.read { realm -> [Double] in
+            let dogs = realm.objects(TestDog.self)
+            let age: Int = try dogs.sum(ofProperty: "age")
+            let weight: Double = try dogs.sum(ofProperty: "weight")
+            return [Double(age), weight]
+        }
+        #expect(sums == [4500, 500])
+        await #expect(throws: FloeError.self) {
+            try await realm.read { realm in let _: Int = try realm.objects(TestDog.self).sum(ofProperty: "name") }
+        }
+        await #expect(throws: FloeError.noSuchColumn(table: "TestDog", column: "nope")) {
+            try await realm.read { realm in let _: Int = try realm.objects(TestDog.self).sum(ofProperty: "nope") }
+        }
+    }
+}

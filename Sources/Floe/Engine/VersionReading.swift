@@ -144,6 +144,22 @@
         try SearchIndex.findObjects(in: tableNode(table), column: column, equalTo: value, limit: limit)
     }
 
+    /// The sum of a float or double column over every object (nulls skipped).
+    public func sumOfDoubles(in table: TableHandle, column: Int) throws(FloeError) -> Double {
+        var total = 0.0
+        let isFloat = try tableNode(table).spec.columns[column].type == .float
+        try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf throws(FloeError) in
+            let storage = try leaf.columns[column].load().storage
+            storage.words.withUnsafeBufferPointer { words in
+                for index in words.indices where !(storage.nulls?[index] ?? false) {
+                    total += isFloat ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: words[index]))) : Double(bitPattern: words[index])
+                }
+            }
+            return true
+        }
+        return total
+    }
+
     // MARK: Collections
 
     /// The number of elements in an object's list, set or map.
