@@ -8,29 +8,38 @@ import Foundation
 struct WorkloadGroup {
     var name: String
     var summary: String
-    var run: (Fixtures, Reporter) throws -> Void
+    var run: (Fixtures, Reporter) async throws -> Void
 }
 
-let groups = [
-    WorkloadGroup(name: "E1", summary: "bulk insert of 100k dogs vs GRDB", run: BulkInsertWorkloads.run),
-    WorkloadGroup(name: "E3", summary: "sum(age) over 1M dogs vs GRDB", run: ScanWorkloads.run),
-    WorkloadGroup(name: "S1", summary: "one-dog commits into 1M dogs with 10 snapshots held", run: CommitWorkloads.run),
-    WorkloadGroup(name: "O1", summary: "open a 1M-dog file and read one dog, in a fresh process", run: OpenWorkloads.run),
-    WorkloadGroup(name: "S2", summary: "file size after 100k update commits, compaction", run: FileSizeWorkloads.run),
-]
+func workloadGroups() -> [WorkloadGroup] {
+    [
+        WorkloadGroup(name: "E1", summary: "bulk insert of 100k dogs vs GRDB", run: BulkInsertWorkloads.run),
+        WorkloadGroup(name: "E3", summary: "sum(age) over 1M dogs vs GRDB", run: ScanWorkloads.run),
+        WorkloadGroup(name: "S1", summary: "one-dog commits into 1M dogs with 10 snapshots held", run: CommitWorkloads.run),
+        WorkloadGroup(name: "O1", summary: "open a 1M-dog file and read one dog, in a fresh process", run: OpenWorkloads.run),
+        WorkloadGroup(name: "S2", summary: "file size after 100k update commits, compaction", run: FileSizeWorkloads.run),
+        WorkloadGroup(name: "W1", summary: "object API: add 100k dogs in one write vs GRDB", run: ObjectAddWorkloads.run),
+        WorkloadGroup(name: "W2", summary: "object API: 1,000 durable one-dog writes vs GRDB (synchronous=FULL)", run: DurableWriteWorkloads.run),
+        WorkloadGroup(name: "W3", summary: "object API: iterate 100k dogs summing age (W3), sum(ofProperty:) (W3a) vs GRDB", run: ObjectScanWorkloads.run),
+        WorkloadGroup(name: "W4", summary: "object API: 100k primary-key lookups vs GRDB", run: LookupWorkloads.run),
+        WorkloadGroup(name: "W6", summary: "object API: age += 1 on 100k dogs in one write vs GRDB", run: ObjectUpdateWorkloads.run),
+        WorkloadGroup(name: "W7", summary: "object API: delete all 100k dogs vs GRDB", run: DeleteAllWorkloads.run),
+    ]
+}
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-do {
-    if arguments.first == OpenWorkloads.childCommand {
-        try OpenWorkloads.runChild(arguments: Array(arguments.dropFirst()))
-        exit(0)
-    }
+/// Runs the groups named in `arguments` (all by default). Not isolated to the main actor:
+/// the workloads await the realm's actor and the fixtures stay in this one task.
+func runBenchmark(arguments: [String]) async throws {
+    let groups = workloadGroups()
     if arguments.contains("--help") || arguments.contains("-h") {
-        print("usage: floe-bench [GROUP ...]   (default: all)")
+        print("usage: floe-bench [GROUP ...]   (default: all; W alone: every W group)")
         for group in groups { print("  \(group.name)  \(group.summary)") }
-        exit(0)
+        return
     }
-    let requested = Set(arguments.map { $0.uppercased() })
+    var requested = Set(arguments.map { $0.uppercased() })
+    if requested.remove("W") != nil {
+        requested.formUnion(groups.map(\.name).filter { $0.hasPrefix("W") })
+    }
     let unknown = requested.subtracting(groups.map(\.name))
     guard unknown.isEmpty else {
         throw BenchmarkFailure("unknown workload group(s) \(unknown.sorted().joined(separator: ", ")); see --help")
@@ -45,10 +54,19 @@ do {
     reporter.printHeader()
     for group in selected {
         reporter.note("\(group.name): \(group.summary)")
-        try group.run(fixtures, reporter)
+        try await group.run(fixtures, reporter)
     }
     print("\nTotal time \(Format.duration(nanoseconds: Double(Clocks.wallNanoseconds() - start))).\n")
     print(reporter.markdownTable())
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    if arguments.first == OpenWorkloads.childCommand {
+        try OpenWorkloads.runChild(arguments: Array(arguments.dropFirst()))
+        exit(0)
+    }
+    try await runBenchmark(arguments: arguments)
 } catch {
     FileHandle.standardError.write(Data("floe-bench: \(error)\n".utf8))
     exit(1)

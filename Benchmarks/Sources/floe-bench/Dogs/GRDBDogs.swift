@@ -4,7 +4,7 @@ import GRDB
 ///
 /// Encoding and decoding are written by hand rather than derived from `Codable`: that is
 /// GRDB's fastest record path, so the ratios reported against it are not flattered.
-struct DogRecord: FetchableRecord, PersistableRecord {
+struct DogRecord: FetchableRecord, PersistableRecord, Identifiable {
     static let databaseTableName = "dog"
 
     var id: Int
@@ -46,6 +46,21 @@ enum GRDBDogs {
         var configuration = Configuration()
         configuration.journalMode = .wal
         return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// A database in WAL mode whose every commit is synced to the disk (`synchronous = FULL`),
+    /// the peer of Floe's durability `.full` in W2.
+    ///
+    /// GRDB sets `synchronous = NORMAL` when it enables WAL, after `prepareDatabase` has run,
+    /// so the pragma is set on the open connection (a queue has only one) and checked.
+    static func openDurable(at path: String) throws -> DatabaseQueue {
+        let database = try open(at: path)
+        let level = try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        guard level == 2 else { throw BenchmarkFailure("GRDB runs with synchronous = \(level.map(String.init) ?? "nil"), expected 2 (FULL)") }
+        return database
     }
 
     static func createTable(in database: DatabaseQueue) throws {
@@ -90,6 +105,15 @@ enum GRDBDogs {
             let dogs = try DogRecord.fetchAll(db)
             return dogs.reduce(Int64(0)) { $0 + Int64($1.age) }
         }
+    }
+
+    /// `SELECT SUM(age)`, for checking a workload's result (never timed).
+    static func ageSumInSQL(in database: DatabaseQueue) throws -> Int64 {
+        try database.read { db in try Int64.fetchOne(db, sql: "SELECT SUM(age) FROM dog") ?? 0 }
+    }
+
+    static func count(in database: DatabaseQueue) throws -> Int {
+        try database.read { db in try DogRecord.fetchCount(db) }
     }
 
     /// `SELECT age FROM dog`, fetched into an array and summed.

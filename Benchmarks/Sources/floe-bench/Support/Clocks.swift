@@ -33,3 +33,12 @@ enum Clocks {
         return Double(wallNanoseconds() - start)
     }
 }
+
+extension Clocks {
+    /// Wall nanoseconds `body` took, for bodies that await.
+    static func wallTime(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = wallNanoseconds()
+        try await body()
+        return Double(wallNanoseconds() - start)
+    }
+}

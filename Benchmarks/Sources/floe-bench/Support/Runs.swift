@@ -19,6 +19,22 @@ enum Runs {
         return samples
     }
 
+    /// ``alternating(rounds:floe:peer:)`` for bodies that await (the object API's realm is an actor).
+    static func alternating(rounds: Int, floe: @escaping () async throws -> Double, peer: @escaping () async throws -> Double) async throws -> (floe: Samples, peer: Samples) {
+        let samples = try await interleaved(rounds: rounds, [floe, peer])
+        return (samples[0], samples[1])
+    }
+
+    /// ``interleaved(rounds:_:)`` for bodies that await.
+    static func interleaved(rounds: Int, _ bodies: [() async throws -> Double]) async throws -> [Samples] {
+        var samples = Array(repeating: Samples(), count: bodies.count)
+        for round in 0..<rounds {
+            let order = round.isMultiple(of: 2) ? Array(bodies.indices) : bodies.indices.reversed()
+            for index in order { samples[index].append(try await bodies[index]()) }
+        }
+        return samples
+    }
+
     /// Measures `body` `rounds` times.
     static func repeated(rounds: Int, _ body: () throws -> Double) rethrows -> Samples {
         var samples = Samples()
