@@ -174,3 +174,18 @@ extension MaintenanceTests {
         store.close()
     }
 }
+
+extension MaintenanceTests {
+    /// Clearing a table counts its whole (in-memory) tree as dead, so compaction can reclaim it.
+    @Test func removingEveryObjectCountsTheTreeAsDead() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none, compactsAutomatically: false))
+        let dogs = try Fixtures.makeDogs(in: store, count: 20_000)
+        let transaction = try store.beginWrite()
+        try transaction.removeAllObjects(from: dogs)
+        try transaction.commit()
+        #expect(store.deadBytes > store.fileSize * 9 / 10, "\(store.deadBytes) dead of \(store.fileSize)")
+        #expect(try store.verify().isValid)
+        store.close()
+    }
+}

@@ -39,6 +39,8 @@ protocol AnyNodeRef: AnyObject {
     func persist(into chunk: inout ChunkBuilder?) -> UInt64
     /// The node, loading it if needed.
     func loadNode() throws(FloeError) -> any TreeNode
+    /// The node if it is in memory.
+    var residentTreeNode: (any TreeNode)? { get }
 }
 
 /// A parent's reference to a child node: the child's file offset once written, and the
@@ -113,6 +115,8 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
     }
 
     func loadNode() throws(FloeError) -> any TreeNode { try load() }
+
+    var residentTreeNode: (any TreeNode)? { residentNode }
 
     @inline(__always)
     func persistIfChanged(into chunk: inout ChunkBuilder?) {

@@ -37,6 +37,7 @@ import Synchronization
         self.options = options
         self.isInMemory = isInMemory
         state = Mutex(State(root: root, version: version, file: file))
+        publishedVersion.store(version, ordering: .releasing)
     }
 
     deinit {
@@ -105,8 +106,10 @@ import Synchronization
 
     // MARK: Reading
 
-    /// The newest committed version number (0 before the first commit).
-    public var currentVersion: UInt64 { state.withLock { $0.version } }
+    /// The newest committed version number (0 before the first commit). An atomic copy of
+    /// the version under the lock, so that readers can check for news without locking.
+    public var currentVersion: UInt64 { publishedVersion.load(ordering: .acquiring) }
+    private let publishedVersion = Atomic<UInt64>(0)
 
     var isClosed: Bool { state.withLock { $0.isClosed } }
 
@@ -221,6 +224,7 @@ import Synchronization
         let listeners = state.withLock { state in
             state.root = transaction.group
             state.version = version
+            publishedVersion.store(version, ordering: .releasing)
             return Array(state.listeners.values)
         }
         for listener in listeners { listener.yield(version) }

@@ -15,8 +15,16 @@ final class WriteContext {
         return (NodeRef(copy), copy)
     }
 
-    /// Counts a detached subtree's root as dead (deeper nodes that were never loaded are not counted).
+    /// Counts a detached subtree as dead: every written node of it that is in memory (nodes
+    /// never loaded are not counted, so dead bytes are never overstated).
     func drop<Node: TreeNode>(_ ref: NodeRef<Node>?) {
-        if let node = ref?.residentNode, !node.isMutable { freedBytes += node.storedSize }
+        guard let ref else { return }
+        dropResident(ref)
+    }
+
+    private func dropResident(_ ref: AnyNodeRef) {
+        guard let node = ref.residentTreeNode else { return }
+        if !node.isMutable { freedBytes += node.storedSize }
+        for case let child? in node.childSlots() { dropResident(child) }
     }
 }

@@ -102,7 +102,15 @@ extension RealmCore {
             throw .invalidOperation(className: binding.schema.className, detail: "has no primary key")
         }
         let reader = try currentReader()
-        guard let key = try reader.findObjects(in: binding.table, column: binding.columnOfProperty[pk], equalTo: primaryKey, limit: 1).first else {
+        let column = binding.columnOfProperty[pk]
+        if case .int(let key) = primaryKey, try reader.spec(of: binding.table).columns[column].isObjectKey {
+            // The primary key is the object key: one tree walk, whose position the object keeps.
+            guard let (leaf, row) = try reader.locate(key, in: binding.table) else { return nil }
+            let object = materialize(type, key: key, binding: binding)
+            object._floeBinding!.cachePosition(leaf: leaf, row: row, reader: reader)
+            return object
+        }
+        guard let key = try reader.findObjects(in: binding.table, column: column, equalTo: primaryKey, limit: 1).first else {
             return nil
         }
         return materialize(type, key: key, binding: binding)
