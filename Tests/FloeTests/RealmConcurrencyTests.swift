@@ -53,6 +53,20 @@ import Testing
         #expect(frozen[3].isInvalidated == false)
     }
 
+    /// The seeds' "copy an object to another realm": pass a frozen object to `create`.
+    @Test func copyingObjectsBetweenRealms() async throws {
+        let source = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "source-\(UUID())", objectTypes: [TestDog.self]))
+        let target = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "target-\(UUID())", objectTypes: [TestDog.self]))
+        try await source.asyncWrite { realm in try realm.create(TestDog.self, value: ["id": 1, "name": "Traveller", "age": 4, "color": DogColor.white]) }
+        let frozen = try await source.read { realm in try realm.objects(TestDog.self).freeze() }
+        try await target.write { realm in
+            for dog in frozen { try realm.create(TestDog.self, value: dog) }
+        }
+        try await source.write { realm in realm.objects(TestDog.self).first!.name = "Changed at home" }
+        let copied = try await target.read { realm in realm.objects(TestDog.self).map { "\($0.id) \($0.name) \($0.age) \($0.color)" } }
+        #expect(copied == ["1 Traveller 4 white"])
+    }
+
     @Test func activeVersionsAreBounded() async throws {
         var configuration = Realm.Configuration(inMemoryIdentifier: "versions-\(UUID())", objectTypes: [TestDog.self])
         configuration.maximumNumberOfActiveVersions = 2

@@ -8,15 +8,20 @@
 /// let frozenDog = try dog.freeze()
 /// Task.detached { print(frozenDog.name) }
 /// ```
+/// A frozen object whose values `create(_:value:)` can copy.
+protocol FrozenObjectSource: Sendable {
+    func makeObject() -> ObjectBase
+}
+
 @dynamicMemberLookup
-public struct Frozen<Model: ObjectBase>: Sendable {
+public struct Frozen<Model: ObjectBase>: Sendable, FrozenObjectSource {
     let snapshot: Snapshot
     let binding: TableBinding
     let key: Int64
 
     /// Reads a property (or any key path) of the object as it was at this version.
     public subscript<Property>(dynamicMember keyPath: KeyPath<Model, Property>) -> Property {
-        makeObject()[keyPath: keyPath]
+        makeModel()[keyPath: keyPath]
     }
 
     /// Always true.
@@ -35,7 +40,9 @@ public struct Frozen<Model: ObjectBase>: Sendable {
     }
 
     /// A throwaway instance bound to the frozen version; it never leaves the calling task.
-    func makeObject() -> Model {
+    func makeObject() -> ObjectBase { makeModel() }
+
+    func makeModel() -> Model {
         let object = (binding.schema.type as! Model.Type).init()
         let source = FrozenSource(snapshot: snapshot)
         object._floeBinding = ObjectBinding(source: source, tableBinding: binding, key: key)

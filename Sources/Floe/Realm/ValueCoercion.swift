@@ -17,6 +17,9 @@ enum ValueCoercion {
             var bridged: [String: Any] = [:]
             for (key, entry) in dictionary { if let key = key as? String { bridged[key] = entry } }
             return try propertyValues(for: schema, from: bridged)
+        case let frozen as FrozenObjectSource:
+            // A frozen object (from this realm or another): an independent copy of its values.
+            return try propertyValues(for: schema, from: frozen.makeObject())
         case let object as ObjectBase:
             let other = try SchemaDiscovery.schema(for: type(of: object))
             for (index, property) in schema.properties.enumerated() {
