@@ -20,7 +20,7 @@ import Synchronization
     public let options: StoreOptions
     let isInMemory: Bool
     let gate = WriterGate()
-    let state: Mutex<State>
+    let state: Locked<State>
 
     struct State {
         var root: GroupNode
@@ -36,7 +36,7 @@ import Synchronization
         self.path = path
         self.options = options
         self.isInMemory = isInMemory
-        state = Mutex(State(root: root, version: version, file: file))
+        state = Locked(State(root: root, version: version, file: file))
         publishedVersion.store(version, ordering: .releasing)
     }
 
@@ -48,7 +48,7 @@ import Synchronization
 
     // MARK: Opening
 
-    private static let registry = Mutex<[String: WeakStore]>([:])
+    private static let registry = Locked<[String: WeakStore]>([:])
 
     private struct WeakStore {
         weak var store: Store?
@@ -90,7 +90,7 @@ import Synchronization
         return Store(path: path, options: options, isInMemory: false, file: file, root: root, version: version)
     }
 
-    private static let memoryRegistry = Mutex<[String: WeakStore]>([:])
+    private static let memoryRegistry = Locked<[String: WeakStore]>([:])
 
     /// The in-memory store named `identifier`: shared by everyone who opens the same
     /// identifier in this process, and gone when the last of them lets go.

@@ -13,10 +13,16 @@ extension RealmObject {
     /// ```
     public init(value: Any) throws {
         self.init()
-        let schema = try SchemaDiscovery.schema(for: Self.self)
-        let values = try ValueCoercion.propertyValues(for: schema, from: value)
+        // The dynamic class: called through a metatype (nested values), `Self` is only the base.
+        let schema = try SchemaDiscovery.schema(for: type(of: self))
+        let values = try ValueCoercion.propertyValues(for: schema, from: value, core: nil)
         for (index, property) in schema.properties.enumerated() {
-            if let value = values[index] { property.accessor.setUnmanaged(self, value) }
+            guard var value = values[index] else { continue }
+            if let nested = value.nested, let target = property.type.objectType {
+                // Nested values become unmanaged related objects.
+                value = _FloeValue(.null, object: try target.init(value: nested))
+            }
+            property.accessor.setUnmanaged(self, value)
         }
     }
 
@@ -103,7 +109,8 @@ extension ObjectBase: CustomStringConvertible {
         if isInvalidated { return "[invalid object]" }
         let lines = schema.properties.map { property -> String in
             let value = property.accessor.unmanagedValue(self)
-            return "\t\(property.name) = \(value.debugText);"
+            let text = value.object.map { "\(type(of: $0).className()) object" } ?? value.value.debugText
+            return "\t\(property.name) = \(text);"
         }
         return "\(schema.className) {\n" + lines.joined(separator: "\n") + "\n}"
     }

@@ -6,7 +6,9 @@ protocol ObjectSource: AnyObject {
     /// Writes one column of one object, inside the open write transaction. Errors cannot be
     /// thrown from a property setter: the source records them and the write that encloses
     /// the setter throws and rolls back.
-    func write(_ value: Value, binding: ObjectBinding, column: Int)
+    func write(_ value: _FloeValue, binding: ObjectBinding, column: Int)
+    /// The object `key` of `type`'s table, bound to this source (nil: it does not exist).
+    func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase?
 }
 
 /// How one model class maps onto one realm's table: the table, and which column each
@@ -74,13 +76,13 @@ final class ObjectBinding {
         do throws(FloeError) {
             let reader = try source.currentReader()
             if let leaf = cachedLeaf, cachedGroup === reader.group, cachedMutationCount == reader.mutationCount {
-                return _FloeValue(try leaf.columns[column].load().value(at: cachedRow))
+                return _FloeValue(try leaf.columns[column].load().value(at: cachedRow), parent: self)
             }
             guard let (leaf, row) = try reader.locate(key, in: tableBinding.table) else {
                 throw FloeError.noSuchObject(table: tableBinding.table.name, key: key)
             }
             cachePosition(leaf: leaf, row: row, reader: reader)
-            return _FloeValue(try leaf.columns[column].load().value(at: row))
+            return _FloeValue(try leaf.columns[column].load().value(at: row), parent: self)
         } catch .noSuchObject {
             preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))': the \(className) object with key \(key) has been deleted or invalidated. Check isInvalidated first.")
         } catch {
@@ -91,7 +93,7 @@ final class ObjectBinding {
     @usableFromInline
     func write(_ value: _FloeValue, column: Int) {
         precondition(!source.isFrozen, "Cannot modify '\(className).\(tableBinding.propertyName(ofColumn: column))' of a frozen \(className) object (key \(key)).")
-        source.write(value.value, binding: self, column: column)
+        source.write(value, binding: self, column: column)
     }
 
     /// Whether the object still exists in the version reads see.

@@ -3,7 +3,20 @@ import Foundation
 /// A property value in its stored form. Opaque outside Floe.
 public struct _FloeValue {
     var value: Value
-    init(_ value: Value) { self.value = value }
+    /// For links: the object linked to (managed or not), when the value comes from Swift.
+    var object: ObjectBase?
+    /// For links and collections read from a managed object: that object's binding, which
+    /// knows the realm (or frozen version) to materialize linked objects from.
+    var parent: ObjectBinding?
+    /// For nested values in `create(_:value:)`: what to create the linked object from.
+    var nested: Any?
+
+    init(_ value: Value, object: ObjectBase? = nil, parent: ObjectBinding? = nil, nested: Any? = nil) {
+        self.value = value
+        self.object = object
+        self.parent = parent
+        self.nested = nested
+    }
 }
 
 /// How a Swift type is persisted: its column type, optionality and, for links and
@@ -158,7 +171,7 @@ extension Optional: _Persistable where Wrapped: _Persistable {
     }
     public static func _floeDefault() -> Wrapped? { nil }
     public static func _floeDecode(_ stored: _FloeValue) -> Wrapped? {
-        stored.value == .null ? nil : Wrapped._floeDecode(stored)
+        stored.value == .null && stored.object == nil ? nil : Wrapped._floeDecode(stored)
     }
     public var _floeEncoded: _FloeValue { self?._floeEncoded ?? _FloeValue(.null) }
 }

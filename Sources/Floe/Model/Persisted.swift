@@ -152,14 +152,14 @@ extension Persisted: PersistedField {
             columnOffset: offset + MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.column)!,
             unmanagedValue: { object in
                 let field = field(of: object, at: offset)
-                if field.pointee.column >= 0 { return object._floeBinding!.read(column: field.pointee.column).value }
-                if let value = field.pointee.value { return value._floeEncoded.value }
+                if field.pointee.column >= 0 { return object._floeBinding!.read(column: field.pointee.column) }
+                if let value = field.pointee.value { return value._floeEncoded }
                 let value = Value._floeDefault()
                 field.pointee.value = value
-                return value._floeEncoded.value
+                return value._floeEncoded
             },
             setUnmanaged: { object, value in
-                field(of: object, at: offset).pointee.value = Value._floeDecode(_FloeValue(value))
+                field(of: object, at: offset).pointee.value = Value._floeDecode(value)
             }
         )
     }
@@ -176,12 +176,12 @@ final class PropertyAccessor: @unchecked Sendable {
     // @unchecked: immutable; the closures capture only the field offset.
     /// Where the field's `column` sits inside an instance.
     let columnOffset: Int
-    /// The field's value in stored form (an unmanaged object's own value).
-    let unmanagedValue: (ObjectBase) -> Value
-    /// Sets an unmanaged object's field from a stored-form value.
-    let setUnmanaged: (ObjectBase, Value) -> Void
+    /// The field's value in stored form (an unmanaged object's own value; links carry the object).
+    let unmanagedValue: (ObjectBase) -> _FloeValue
+    /// Sets an unmanaged object's field from a stored-form value (links: from its `object`).
+    let setUnmanaged: (ObjectBase, _FloeValue) -> Void
 
-    init(columnOffset: Int, unmanagedValue: @escaping (ObjectBase) -> Value, setUnmanaged: @escaping (ObjectBase, Value) -> Void) {
+    init(columnOffset: Int, unmanagedValue: @escaping (ObjectBase) -> _FloeValue, setUnmanaged: @escaping (ObjectBase, _FloeValue) -> Void) {
         self.columnOffset = columnOffset
         self.unmanagedValue = unmanagedValue
         self.setUnmanaged = setUnmanaged

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension Realm {
     /// How a realm is opened: where its data lives, which model classes it holds, how its
@@ -81,7 +80,7 @@ extension Realm {
             if let inMemoryIdentifier { self.inMemoryIdentifier = inMemoryIdentifier }
         }
 
-        private static let defaultStorage = Mutex(Configuration())
+        private static let defaultStorage = Locked(Configuration())
 
         /// The configuration `Realm()` uses. Change it once, early.
         ///

@@ -24,6 +24,13 @@ public struct Frozen<Model: ObjectBase>: Sendable, FrozenObjectSource {
         makeModel()[keyPath: keyPath]
     }
 
+    /// Follows a to-one link: the linked object, frozen at the same version (so that frozen
+    /// objects are read-only all the way down).
+    public subscript<Target: ObjectBase>(dynamicMember keyPath: KeyPath<Model, Target?>) -> Frozen<Target>? {
+        guard let linked = makeModel()[keyPath: keyPath], let binding = linked._floeBinding else { return nil }
+        return Frozen<Target>(snapshot: snapshot, binding: binding.tableBinding, key: binding.key)
+    }
+
     /// Always true.
     public var isFrozen: Bool { true }
 
@@ -65,7 +72,15 @@ final class FrozenSource: ObjectSource {
 
     func currentReader() throws(FloeError) -> any VersionReading { snapshot }
 
-    func write(_ value: Value, binding: ObjectBinding, column: Int) {
+    func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
+        guard let binding = try? FrozenRealm.binding(for: type, in: snapshot), (try? snapshot.contains(key, in: binding.table)) == true else { return nil }
+        let object = type.init()
+        object._floeBinding = ObjectBinding(source: self, tableBinding: binding, key: key)
+        for (index, accessor) in binding.schema.accessors.enumerated() { accessor.bind(object, binding.columnOfProperty[index]) }
+        return object
+    }
+
+    func write(_ value: _FloeValue, binding: ObjectBinding, column: Int) {
         preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
     }
 }

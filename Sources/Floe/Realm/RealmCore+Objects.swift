@@ -1,14 +1,14 @@
 import Foundation
 
 extension RealmCore {
-    /// Adds an unmanaged object (no-op for one already in this realm).
+    /// Adds an unmanaged object (no-op for one already in this realm), and the unmanaged
+    /// objects it links to.
     func add(_ object: ObjectBase, update: Realm.UpdatePolicy) throws(FloeError) {
         if object._floeBinding != nil {
             if owns(object) { return }
             throw .objectNotInRealm(className: type(of: object).className(), detail: "is managed by another realm; use create(_:value:) to copy it")
         }
-        let type = Swift.type(of: object)
-        let schema = try SchemaDiscovery.schema(for: type)
+        let schema = try SchemaDiscovery.schema(for: type(of: object))
         switch schema.kind {
         case .embedded:
             throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be added directly; assign them to a parent's property")
@@ -17,25 +17,116 @@ extension RealmCore {
         case .topLevel:
             break
         }
+        _ = try insert(object, update: update)
+    }
+
+    /// Stores an unmanaged object (top-level or embedded) and returns its key. The object is
+    /// attached before its links are followed, so a graph that links back to it finds it managed.
+    func insert(_ object: ObjectBase, update: Realm.UpdatePolicy) throws(FloeError) -> Int64 {
+        let type = Swift.type(of: object)
+        let schema = try SchemaDiscovery.schema(for: type)
         let binding = try ensureTable(for: type)
         let values = schema.accessors.map { $0.unmanagedValue(object) }
-        let key = try upsert(values: values, binding: binding, update: update, given: nil)
+        let key = try store(values, binding: binding, update: update)
         attach(object, key: key, binding: binding)
+        try storeLinks(values, binding: binding, key: key, update: update)
+        return key
     }
 
     /// Creates (or, with a primary key and an update policy, updates) an object from a value:
-    /// a dictionary, an array in property order, or another object.
+    /// a dictionary, an array in property order, or another object; nested values create
+    /// the objects they describe.
     func create<T: ObjectBase>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) throws(FloeError) -> T {
         let schema = try SchemaDiscovery.schema(for: type)
         if schema.kind == .embedded {
             throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be created on their own; create them as part of a parent")
         }
+        let key = try createRow(type, value: value, update: update)
+        return materialize(type, key: key, binding: try ensureTable(for: type))
+    }
+
+    /// The row behind `create`, for top-level and (nested) embedded objects alike.
+    func createRow(_ type: ObjectBase.Type, value: Any, update: Realm.UpdatePolicy) throws(FloeError) -> Int64 {
+        nestingDepth += 1
+        defer { nestingDepth -= 1 }
+        let schema = try SchemaDiscovery.schema(for: type)
+        guard nestingDepth <= Self.maximumNesting else {
+            throw .invalidOperation(className: schema.className, detail: "the value nests objects more than \(Self.maximumNesting) levels deep (a cyclic object graph?)")
+        }
         let binding = try ensureTable(for: type)
-        let given = try ValueCoercion.propertyValues(for: schema, from: value)
+        let given = try ValueCoercion.propertyValues(for: schema, from: value, core: self)
         let defaults = ValueCoercion.defaults(for: schema)
         let values = schema.properties.indices.map { given[$0] ?? defaults[$0] }
-        let key = try upsert(values: values, binding: binding, update: update, given: given)
-        return materialize(type, key: key, binding: binding)
+        let key = try store(values, binding: binding, update: update, given: given)
+        try storeLinks(values, binding: binding, key: key, update: update, given: given)
+        return key
+    }
+
+    /// Objects nested deeper than this in one `create` are refused (that is how a cycle shows).
+    static let maximumNesting = 100
+
+    /// Phase one: the row, with links left for `storeLinks`.
+    private func store(_ values: [_FloeValue], binding: TableBinding, update: Realm.UpdatePolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {
+        let isLink = binding.schema.properties.map { $0.type.columnType == .link && $0.type.collection == .single }
+        let scalars = values.enumerated().map { index, value in isLink[index] ? .null : value.value }
+        let mask: [Value?] = values.indices.map { index in
+            if isLink[index] { return nil }
+            if let given { return given[index] == nil ? nil : scalars[index] }
+            return scalars[index]
+        }
+        return try upsert(values: scalars, binding: binding, update: update, given: mask)
+    }
+
+    /// Phase two: each link, adding or creating what it points at.
+    private func storeLinks(_ values: [_FloeValue], binding: TableBinding, key: Int64, update: Realm.UpdatePolicy, given: [_FloeValue?]? = nil) throws(FloeError) {
+        for (index, property) in binding.schema.properties.enumerated() where property.type.columnType == .link && property.type.collection == .single {
+            if let given, given[index] == nil, values[index].object == nil, values[index].nested == nil { continue }
+            let column = binding.columnOfProperty[index]
+            let stored = try resolve(values[index], for: binding, column: column, owner: key, update: update)
+            try replaceLink(in: binding, key: key, column: column, with: stored)
+        }
+    }
+
+    /// The stored form of a value bound for `column`: a link to a managed object, or to one
+    /// added or created for it.
+    func resolve(_ value: _FloeValue, for binding: TableBinding, column: Int, owner: Int64, update: Realm.UpdatePolicy = .error) throws(FloeError) -> Value {
+        guard value.object != nil || value.nested != nil else { return value.value }
+        guard let propertyIndex = binding.propertyOfColumn[column], let target = binding.schema.properties[propertyIndex].type.objectType else {
+            return value.value
+        }
+        let property = binding.schema.properties[propertyIndex]
+        let targetSchema = try SchemaDiscovery.schema(for: target)
+        if let nested = value.nested {
+            return .link(try createRow(target, value: nested, update: update))
+        }
+        let object = value.object!
+        guard type(of: object) == target else {  // no polymorphism: exactly the declared class
+            throw .typeMismatch(table: binding.schema.className, column: property.name, expected: "\(target.className())?", value: type(of: object).className())
+        }
+        if let objectBinding = object._floeBinding {
+            guard owns(object) else {
+                throw .objectNotInRealm(className: targetSchema.className, detail: "linked from '\(binding.schema.className).\(property.name)' belongs to another realm; create a copy with create(_:value:)")
+            }
+            if targetSchema.kind == .embedded {
+                let current = try requireWrite().value(in: binding.table, key: owner, column: column)
+                if current == .link(objectBinding.key) { return current }
+                throw .invalidOperation(className: targetSchema.className, detail: "an embedded object already has an owner and cannot be assigned to '\(binding.schema.className).\(property.name)' too")
+            }
+            return .link(objectBinding.key)
+        }
+        return .link(try insert(object, update: update))
+    }
+
+    /// Sets a link column; an embedded object it replaces is deleted (it had no other owner).
+    func replaceLink(in binding: TableBinding, key: Int64, column: Int, with value: Value) throws(FloeError) {
+        let transaction = try requireWrite()
+        if let propertyIndex = binding.propertyOfColumn[column], let target = binding.schema.properties[propertyIndex].type.objectType,
+           try SchemaDiscovery.schema(for: target).kind == .embedded,
+           case .link(let old) = try transaction.value(in: binding.table, key: key, column: column), value != .link(old),
+           let targetBinding = try tableBinding(for: target) {
+            try deleteRow(targetBinding, key: old)
+        }
+        try transaction.setValue(value, in: binding.table, key: key, column: column)
     }
 
     /// Inserts a row, or updates the row with the same primary key per `update`.
@@ -72,14 +163,51 @@ extension RealmCore {
         }
     }
 
-    /// Deletes a managed object of this realm.
+    /// Deletes a managed object of this realm (and the embedded objects it owns); links to
+    /// it become nil.
     func delete(_ object: ObjectBase) throws(FloeError) {
-        let transaction = try requireWrite()
+        _ = try requireWrite()
         guard let binding = object._floeBinding, owns(object) else {
             throw .objectNotInRealm(className: type(of: object).className(), detail: object._floeBinding == nil
                 ? "is not managed; only managed objects can be deleted" : "belongs to another realm")
         }
-        try transaction.deleteObject(from: binding.tableBinding.table, key: binding.key)
+        if binding.tableBinding.schema.kind == .embedded {
+            throw .invalidOperation(className: binding.className, detail: "embedded objects are deleted with their owner, or by removing them from it")
+        }
+        try deleteRow(binding.tableBinding, key: binding.key)
+    }
+
+    /// Deletes one row: first the embedded objects it owns, then the row, then every link to it.
+    func deleteRow(_ binding: TableBinding, key: Int64) throws(FloeError) {
+        let transaction = try requireWrite()
+        guard try transaction.contains(key, in: binding.table) else { return }
+        for (index, property) in binding.schema.properties.enumerated() where property.type.collection == .single {
+            guard let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
+                  case .link(let owned) = try transaction.value(in: binding.table, key: key, column: binding.columnOfProperty[index]),
+                  let targetBinding = try tableBinding(for: target)
+            else { continue }
+            try deleteRow(targetBinding, key: owned)
+        }
+        try transaction.deleteObject(from: binding.table, key: key)
+        try unlinkIncoming(table: binding.table.name, key: key)
+    }
+
+    /// Nils every to-one link to the object `key` of `table`.
+    private func unlinkIncoming(table target: String, key: Int64) throws(FloeError) {
+        let transaction = try requireWrite()
+        for name in try transaction.tableNames() {
+            let table = try transaction.table(named: name)
+            let spec = try transaction.spec(of: table)
+            for (column, columnSpec) in spec.columns.enumerated()
+            where columnSpec.type == .link && columnSpec.collection == .single && columnSpec.linkTarget == target {
+                var linking: [Int64] = []
+                try transaction.forEachValue(in: table, column: column) { source, value in
+                    if value == .link(key) { linking.append(source) }
+                    return true
+                }
+                for source in linking { try transaction.setValue(.null, in: table, key: source, column: column) }
+            }
+        }
     }
 
     /// Deletes every object of every model table.

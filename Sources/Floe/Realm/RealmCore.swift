@@ -13,6 +13,8 @@ final class RealmCore: ObjectSource {
     /// Errors raised by property setters inside the open write; the write throws the first.
     private var pendingErrors: [FloeError] = []
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
+    /// How deep the current `create` nests objects (a cycle shows as unbounded nesting).
+    var nestingDepth = 0
     private var bindingsVersion: UInt64 = .max
 
     init(store: Store, configuration: Realm.Configuration) throws(FloeError) {
@@ -81,25 +83,33 @@ final class RealmCore: ObjectSource {
 
     // MARK: ObjectSource
 
-    func write(_ value: Value, binding: ObjectBinding, column: Int) {
+    func write(_ value: _FloeValue, binding: ObjectBinding, column: Int) {
         let property = binding.tableBinding.propertyName(ofColumn: column)
         guard let transaction else {
             preconditionFailure("Cannot modify managed '\(binding.className).\(property)' of the \(binding.className) object with key \(binding.key) outside a write transaction.")
         }
-        let schema = binding.tableBinding.schema
-        if let index = schema.primaryKeyIndex, binding.tableBinding.columnOfProperty[index] == column {
-            let current = try? transaction.value(in: binding.tableBinding.table, key: binding.key, column: column)
-            if current != value {
-                pendingErrors.append(.primaryKeyChanged(className: binding.className, property: property,
-                                                        from: current?.debugText ?? "?", to: value.debugText))
-            }
-            return
-        }
         do {
-            try transaction.setValue(value, in: binding.tableBinding.table, key: binding.key, column: column)
+            let stored = try resolve(value, for: binding.tableBinding, column: column, owner: binding.key)
+            let schema = binding.tableBinding.schema
+            if let index = schema.primaryKeyIndex, binding.tableBinding.columnOfProperty[index] == column {
+                let current = try? transaction.value(in: binding.tableBinding.table, key: binding.key, column: column)
+                if current != stored {
+                    pendingErrors.append(.primaryKeyChanged(className: binding.className, property: property,
+                                                            from: current?.debugText ?? "?", to: stored.debugText))
+                }
+                return
+            }
+            try replaceLink(in: binding.tableBinding, key: binding.key, column: column, with: stored)
         } catch {
             pendingErrors.append(error.naming(binding.tableBinding, column: column))
         }
+    }
+
+    func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
+        guard let binding = try? tableBinding(for: type), let reader = try? currentReader(),
+              (try? reader.contains(key, in: binding.table)) == true
+        else { return nil }
+        return materialize(type, key: key, binding: binding)
     }
 
     // MARK: Tables

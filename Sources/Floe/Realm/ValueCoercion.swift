@@ -4,27 +4,40 @@ import Foundation
 /// values, `NSNumber`, `NSNull`, JSON — into stored values, property by property, with a
 /// typed error naming the class, property and value for anything that does not fit.
 enum ValueCoercion {
-    /// The value of each property that `value` supplies (nil where it supplies none).
-    static func propertyValues(for schema: ObjectSchemaInfo, from value: Any) throws(FloeError) -> [Value?] {
-        var result = [Value?](repeating: nil, count: schema.properties.count)
+    /// The value of each property that `value` supplies (nil where it supplies none). Links
+    /// come back as the object to link (`object`) or the value to create it from (`nested`).
+    /// `core` is the realm being written (nil for unmanaged objects): objects it does not
+    /// manage are copied rather than linked.
+    static func propertyValues(for schema: ObjectSchemaInfo, from value: Any, core: RealmCore?) throws(FloeError) -> [_FloeValue?] {
+        var result = [_FloeValue?](repeating: nil, count: schema.properties.count)
+        if Swift.type(of: value) is NSDictionary.Type, let dictionary = value as? NSDictionary {
+            // Looked up key by key: bridging the whole dictionary to Swift would bridge its
+            // nested dictionaries too, without end for one that contains itself.
+            for (index, property) in schema.properties.enumerated() {
+                guard let entry = dictionary.object(forKey: property.name) ?? dictionary.object(forKey: property.persistedName) else { continue }
+                result[index] = try coerceProperty(entry, to: property, in: schema.className, core: core)
+            }
+            return result
+        }
         switch value {
         case let dictionary as [String: Any]:
             for (index, property) in schema.properties.enumerated() {
                 guard let entry = dictionary[property.name] ?? dictionary[property.persistedName] else { continue }
-                result[index] = try coerce(entry, to: property, in: schema.className)
+                result[index] = try coerceProperty(entry, to: property, in: schema.className, core: core)
             }
-        case let dictionary as NSDictionary:
-            var bridged: [String: Any] = [:]
-            for (key, entry) in dictionary { if let key = key as? String { bridged[key] = entry } }
-            return try propertyValues(for: schema, from: bridged)
         case let frozen as FrozenObjectSource:
             // A frozen object (from this realm or another): an independent copy of its values.
-            return try propertyValues(for: schema, from: frozen.makeObject())
+            return try propertyValues(for: schema, from: frozen.makeObject(), core: core)
         case let object as ObjectBase:
             let other = try SchemaDiscovery.schema(for: type(of: object))
             for (index, property) in schema.properties.enumerated() {
                 guard let source = other.property(named: property.name) else { continue }
-                result[index] = try coerce(source.accessor.unmanagedValue(object), stored: true, to: property, in: schema.className)
+                let stored = source.accessor.unmanagedValue(object)
+                if property.type.columnType == .link && property.type.collection == .single {
+                    result[index] = try linkValue(stored, for: property, in: schema.className, core: core)
+                } else {
+                    result[index] = _FloeValue(try coerce(stored.value, stored: true, to: property, in: schema.className))
+                }
             }
         case let array as [Any]:
             guard array.count <= schema.properties.count else {
@@ -32,7 +45,7 @@ enum ValueCoercion {
                                     expected: "at most \(schema.properties.count) values in property order", value: "\(array.count) values")
             }
             for (index, entry) in array.enumerated() {
-                result[index] = try coerce(entry, to: schema.properties[index], in: schema.className)
+                result[index] = try coerceProperty(entry, to: schema.properties[index], in: schema.className, core: core)
             }
         default:
             throw .typeMismatch(table: schema.className, column: "(value)", expected: "a dictionary, an array or an object",
@@ -42,9 +55,33 @@ enum ValueCoercion {
     }
 
     /// Each property's default: what a new unmanaged instance holds.
-    static func defaults(for schema: ObjectSchemaInfo) -> [Value] {
+    static func defaults(for schema: ObjectSchemaInfo) -> [_FloeValue] {
         let prototype = schema.type.init()
-        return schema.properties.map { $0.accessor.unmanagedValue(prototype) }
+        return schema.accessors.map { $0.unmanagedValue(prototype) }
+    }
+
+    private static func coerceProperty(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+        guard property.type.columnType == .link && property.type.collection == .single else {
+            return _FloeValue(try coerce(value, to: property, in: className))
+        }
+        if isNull(value) { return _FloeValue(.null) }
+        if let object = value as? ObjectBase {
+            return try linkValue(object._floeEncoded, for: property, in: className, core: core)
+        }
+        if Swift.type(of: value) is NSDictionary.Type || Swift.type(of: value) is NSArray.Type
+            || value is FrozenObjectSource || value is [String: Any] || value is [Any] {
+            return _FloeValue(.null, nested: value)
+        }
+        throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName + "?", value: describe(value))
+    }
+
+    /// A link taken from another object: kept when the target belongs to the realm being
+    /// written (or is unmanaged), copied when it belongs to another realm or a frozen version.
+    private static func linkValue(_ stored: _FloeValue, for property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+        guard let object = stored.object else { return _FloeValue(.null) }
+        guard let binding = object._floeBinding else { return _FloeValue(.null, object: object) }
+        if let core, core.owns(object) { return _FloeValue(.link(binding.key), object: object) }
+        return _FloeValue(.null, nested: object)
     }
 
     static func coerce(_ value: Any, to property: PropertyInfo, in className: String) throws(FloeError) -> Value {
@@ -55,6 +92,9 @@ enum ValueCoercion {
         let type = property.type
         let mismatch = FloeError.typeMismatch(table: className, column: property.name, expected: type.swiftName, value: describe(value))
         if stored, let stored = value as? Value { return try check(stored, against: type, className: className, property: property.name) }
+        if type.columnType == .link {
+            throw .typeMismatch(table: className, column: property.name, expected: type.swiftName, value: describe(value))
+        }
         if isNull(value) {
             guard type.isOptional else { throw .nullForRequired(table: className, column: property.name) }
             return .null

@@ -1,5 +1,4 @@
 @_spi(Reflection) import Swift
-import Synchronization
 
 /// Finds a model class's `@Persisted` properties, once per class.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 /// type and options); the runtime's field list gives each field's offset inside an
 /// instance, so a managed object's fields can be bound without going through key paths.
 enum SchemaDiscovery {
-    private static let cache = Mutex<[ObjectIdentifier: Result<ObjectSchemaInfo, FloeError>]>([:])
+    private static let cache = Locked<[ObjectIdentifier: Result<ObjectSchemaInfo, FloeError>]>([:])
 
     /// The schema of `type`, or the typed error that says what is wrong with the class.
     static func schema(for type: ObjectBase.Type) throws(FloeError) -> ObjectSchemaInfo {

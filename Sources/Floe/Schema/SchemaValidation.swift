@@ -12,6 +12,18 @@ enum SchemaValidation {
         if type.isNestedOptional {
             throw .invalidSchema(className: className, property: property.name, reason: "\(type.swiftName) nests one optional in another")
         }
+        if type.columnType == .link, type.collection == .single, let target = type.objectType {
+            if !type.isOptional {
+                throw .invalidSchema(className: className, property: property.name,
+                                     reason: "a to-one relationship must be optional: declare it as \(type.swiftName)?")
+            }
+            if kind == .embedded && !(target is EmbeddedObject.Type) {
+                throw .invalidSchema(className: className, property: property.name, reason: "embedded objects may link only to embedded objects, not to \(target.className())")
+            }
+            if target is AsymmetricObject.Type {
+                throw .invalidSchema(className: className, property: property.name, reason: "asymmetric objects cannot be linked to")
+            }
+        }
         if property.isPrimaryKey {
             if kind == .embedded {
                 throw .invalidSchema(className: className, property: property.name, reason: "embedded objects cannot have a primary key")
