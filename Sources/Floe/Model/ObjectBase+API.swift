@@ -18,9 +18,16 @@ extension RealmObject {
         let values = try ValueCoercion.propertyValues(for: schema, from: value, core: nil)
         for (index, property) in schema.properties.enumerated() {
             guard var value = values[index] else { continue }
-            if let nested = value.nested, let target = property.type.objectType {
+            if let target = property.type.objectType {
                 // Nested values become unmanaged related objects.
-                value = _FloeValue(.null, object: try target.init(value: nested))
+                if let nested = value.nested { value = _FloeValue(.null, object: try target.init(value: nested)) }
+                if let elements = value.elements {
+                    var objects: [_FloeValue] = []
+                    for element in elements {
+                        objects.append(try element.nested.map { _FloeValue(.null, object: try target.init(value: $0)) } ?? element)
+                    }
+                    value.elements = objects
+                }
             }
             property.accessor.setUnmanaged(self, value)
         }

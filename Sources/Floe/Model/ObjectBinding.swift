@@ -9,6 +9,9 @@ protocol ObjectSource: AnyObject {
     func write(_ value: _FloeValue, binding: ObjectBinding, column: Int)
     /// The object `key` of `type`'s table, bound to this source (nil: it does not exist).
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase?
+    /// Changes one collection of one object inside the open write transaction; like property
+    /// setters, errors are recorded and make the enclosing write throw.
+    func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void)
 }
 
 /// How one model class maps onto one realm's table: the table, and which column each
@@ -20,14 +23,21 @@ final class TableBinding: Sendable {
     let columnOfProperty: [Int]
     /// For each column of the stored table, the property it backs (nil: not in this class).
     let propertyOfColumn: [Int?]
+    /// For each column of the stored table, whether it holds lists, sets or maps.
+    let isCollectionColumn: [Bool]
 
     init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int) {
         self.schema = schema
         self.table = table
         self.columnOfProperty = columnOfProperty
         var propertyOfColumn = [Int?](repeating: nil, count: columnCount)
-        for (property, column) in columnOfProperty.enumerated() { propertyOfColumn[column] = property }
+        var isCollectionColumn = [Bool](repeating: false, count: columnCount)
+        for (property, column) in columnOfProperty.enumerated() {
+            propertyOfColumn[column] = property
+            isCollectionColumn[column] = schema.properties[property].type.collection != .single
+        }
         self.propertyOfColumn = propertyOfColumn
+        self.isCollectionColumn = isCollectionColumn
     }
 
     func propertyName(ofColumn column: Int) -> String {
@@ -73,6 +83,10 @@ final class ObjectBinding {
 
     @usableFromInline
     func read(column: Int) -> _FloeValue {
+        if tableBinding.isCollectionColumn[column] {
+            // Collections read their elements themselves, through this binding.
+            return _FloeValue(.null, parent: self, column: column)
+        }
         do throws(FloeError) {
             let reader = try source.currentReader()
             if let leaf = cachedLeaf, cachedGroup === reader.group, cachedMutationCount == reader.mutationCount {

@@ -10,12 +10,22 @@ public struct _FloeValue {
     var parent: ObjectBinding?
     /// For nested values in `create(_:value:)`: what to create the linked object from.
     var nested: Any?
+    /// For collection properties read from a managed object: the column they live in.
+    var column: Int
+    /// For collection properties of unmanaged objects: their elements, each in stored form.
+    var elements: [_FloeValue]?
+    /// For map properties of unmanaged objects: the keys of `elements`.
+    var keys: [String]?
 
-    init(_ value: Value, object: ObjectBase? = nil, parent: ObjectBinding? = nil, nested: Any? = nil) {
+    init(_ value: Value, object: ObjectBase? = nil, parent: ObjectBinding? = nil, nested: Any? = nil,
+         column: Int = -1, elements: [_FloeValue]? = nil, keys: [String]? = nil) {
         self.value = value
         self.object = object
         self.parent = parent
         self.nested = nested
+        self.column = column
+        self.elements = elements
+        self.keys = keys
     }
 }
 

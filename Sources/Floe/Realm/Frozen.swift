@@ -80,6 +80,10 @@ final class FrozenSource: ObjectSource {
         return object
     }
 
+    func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void) {
+        preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
+    }
+
     func write(_ value: _FloeValue, binding: ObjectBinding, column: Int) {
         preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
     }

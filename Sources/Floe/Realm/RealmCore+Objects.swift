@@ -67,7 +67,7 @@ extension RealmCore {
 
     /// Phase one: the row, with links left for `storeLinks`.
     private func store(_ values: [_FloeValue], binding: TableBinding, update: Realm.UpdatePolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {
-        let isLink = binding.schema.properties.map { $0.type.columnType == .link && $0.type.collection == .single }
+        let isLink = binding.schema.properties.map { ($0.type.columnType == .link && $0.type.collection == .single) || $0.type.collection != .single }
         let scalars = values.enumerated().map { index, value in isLink[index] ? .null : value.value }
         let mask: [Value?] = values.indices.map { index in
             if isLink[index] { return nil }
@@ -77,8 +77,14 @@ extension RealmCore {
         return try upsert(values: scalars, binding: binding, update: update, given: mask)
     }
 
-    /// Phase two: each link, adding or creating what it points at.
+    /// Phase two: each link, adding or creating what it points at, and each collection.
     private func storeLinks(_ values: [_FloeValue], binding: TableBinding, key: Int64, update: Realm.UpdatePolicy, given: [_FloeValue?]? = nil) throws(FloeError) {
+        for (index, property) in binding.schema.properties.enumerated() where property.type.collection != .single {
+            guard let elements = values[index].elements, given == nil || given?[index] != nil else { continue }
+            let row = ObjectBinding(source: self, tableBinding: binding, key: key)
+            try replaceElements(of: row, column: binding.columnOfProperty[index], kind: property.type.collection,
+                                with: elements, keys: values[index].keys, update: update)
+        }
         for (index, property) in binding.schema.properties.enumerated() where property.type.columnType == .link && property.type.collection == .single {
             if let given, given[index] == nil, values[index].object == nil, values[index].nested == nil { continue }
             let column = binding.columnOfProperty[index]
@@ -108,13 +114,28 @@ extension RealmCore {
                 throw .objectNotInRealm(className: targetSchema.className, detail: "linked from '\(binding.schema.className).\(property.name)' belongs to another realm; create a copy with create(_:value:)")
             }
             if targetSchema.kind == .embedded {
-                let current = try requireWrite().value(in: binding.table, key: owner, column: column)
-                if current == .link(objectBinding.key) { return current }
+                if property.type.collection == .single {
+                    let current = try requireWrite().value(in: binding.table, key: owner, column: column)
+                    if current == .link(objectBinding.key) { return current }
+                }
                 throw .invalidOperation(className: targetSchema.className, detail: "an embedded object already has an owner and cannot be assigned to '\(binding.schema.className).\(property.name)' too")
             }
             return .link(objectBinding.key)
         }
         return .link(try insert(object, update: update))
+    }
+
+    /// Replaces a collection's elements (on a new object: fills it).
+    func replaceElements(of row: ObjectBinding, column: Int, kind: CollectionKind, with elements: [_FloeValue], keys: [String]?,
+                         update: Realm.UpdatePolicy = .error) throws(FloeError) {
+        let editor = CollectionEditor(core: self, transaction: try requireWrite(), binding: row, column: column)
+        if editor.count > 0 { try editor.removeAll() }
+        switch kind {
+        case .list: for element in elements { try editor.append(element) }
+        case .set: for element in elements { try editor.setInsert(element) }
+        case .map: for (element, mapKey) in zip(elements, keys ?? []) { try editor.mapSet(element, forKey: mapKey) }
+        case .single: break
+        }
     }
 
     /// Sets a link column; an embedded object it replaces is deleted (it had no other owner).
@@ -181,12 +202,15 @@ extension RealmCore {
     func deleteRow(_ binding: TableBinding, key: Int64) throws(FloeError) {
         let transaction = try requireWrite()
         guard try transaction.contains(key, in: binding.table) else { return }
-        for (index, property) in binding.schema.properties.enumerated() where property.type.collection == .single {
+        for (index, property) in binding.schema.properties.enumerated() {
             guard let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
-                  case .link(let owned) = try transaction.value(in: binding.table, key: key, column: binding.columnOfProperty[index]),
                   let targetBinding = try tableBinding(for: target)
             else { continue }
-            try deleteRow(targetBinding, key: owned)
+            let column = binding.columnOfProperty[index]
+            let owned: [Value] = property.type.collection == .single
+                ? [try transaction.value(in: binding.table, key: key, column: column)]
+                : try transaction.collectionElements(in: binding.table, key: key, column: column)
+            for case .link(let ownedKey) in owned { try deleteRow(targetBinding, key: ownedKey) }
         }
         try transaction.deleteObject(from: binding.table, key: key)
         try unlinkIncoming(table: binding.table.name, key: key)
@@ -198,14 +222,29 @@ extension RealmCore {
         for name in try transaction.tableNames() {
             let table = try transaction.table(named: name)
             let spec = try transaction.spec(of: table)
-            for (column, columnSpec) in spec.columns.enumerated()
-            where columnSpec.type == .link && columnSpec.collection == .single && columnSpec.linkTarget == target {
-                var linking: [Int64] = []
-                try transaction.forEachValue(in: table, column: column) { source, value in
-                    if value == .link(key) { linking.append(source) }
-                    return true
+            for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .link && columnSpec.linkTarget == target {
+                if columnSpec.collection == .single {
+                    var linking: [Int64] = []
+                    try transaction.forEachValue(in: table, column: column) { source, value in
+                        if value == .link(key) { linking.append(source) }
+                        return true
+                    }
+                    for source in linking { try transaction.setValue(.null, in: table, key: source, column: column) }
+                    continue
                 }
-                for source in linking { try transaction.setValue(.null, in: table, key: source, column: column) }
+                // Lists and sets lose the object; maps keep the key with a null value, as Realm's do.
+                for source in try transaction.objectKeys(in: table) {
+                    if columnSpec.collection == .map {
+                        for entry in try transaction.mapEntries(in: table, key: source, column: column) where entry.value == .link(key) {
+                            try transaction.mapSet(.null, forKey: entry.key, in: table, key: source, column: column)
+                        }
+                        continue
+                    }
+                    let elements = try transaction.collectionElements(in: table, key: source, column: column)
+                    for position in elements.indices.reversed() where elements[position] == .link(key) {
+                        try transaction.collectionRemove(at: position, in: table, key: source, column: column)
+                    }
+                }
             }
         }
     }

@@ -89,6 +89,12 @@ final class RealmCore: ObjectSource {
             preconditionFailure("Cannot modify managed '\(binding.className).\(property)' of the \(binding.className) object with key \(binding.key) outside a write transaction.")
         }
         do {
+            if binding.tableBinding.isCollectionColumn[column], let propertyIndex = binding.tableBinding.propertyOfColumn[column] {
+                // Assigning a whole list, set or map replaces its elements.
+                try replaceElements(of: binding, column: column, kind: binding.tableBinding.schema.properties[propertyIndex].type.collection,
+                                    with: value.elements ?? [], keys: value.keys)
+                return
+            }
             let stored = try resolve(value, for: binding.tableBinding, column: column, owner: binding.key)
             let schema = binding.tableBinding.schema
             if let index = schema.primaryKeyIndex, binding.tableBinding.columnOfProperty[index] == column {
@@ -100,6 +106,17 @@ final class RealmCore: ObjectSource {
                 return
             }
             try replaceLink(in: binding.tableBinding, key: binding.key, column: column, with: stored)
+        } catch {
+            pendingErrors.append(error.naming(binding.tableBinding, column: column))
+        }
+    }
+
+    func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void) {
+        guard let transaction else {
+            preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of the \(binding.className) object with key \(binding.key) outside a write transaction.")
+        }
+        do {
+            try change(CollectionEditor(core: self, transaction: transaction, binding: binding, column: column))
         } catch {
             pendingErrors.append(error.naming(binding.tableBinding, column: column))
         }

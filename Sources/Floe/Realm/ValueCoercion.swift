@@ -61,7 +61,10 @@ enum ValueCoercion {
     }
 
     private static func coerceProperty(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
-        guard property.type.columnType == .link && property.type.collection == .single else {
+        if property.type.collection != .single {
+            return try coerceCollection(value, to: property, in: className, core: core)
+        }
+        guard property.type.columnType == .link else {
             return _FloeValue(try coerce(value, to: property, in: className))
         }
         if isNull(value) { return _FloeValue(.null) }
@@ -73,6 +76,50 @@ enum ValueCoercion {
             return _FloeValue(.null, nested: value)
         }
         throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName + "?", value: describe(value))
+    }
+
+    /// A list, set or map value: an array (or, for maps, a dictionary) of element values, or
+    /// another collection.
+    private static func coerceCollection(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+        let element = property.element
+        if isNull(value) { return _FloeValue(.null, elements: []) }
+        if let persistable = value as? any _Persistable, Swift.type(of: persistable)._floeType.collection == property.type.collection {
+            let encoded = persistable._floeEncoded
+            var elements: [_FloeValue] = []
+            for stored in encoded.elements ?? [] { elements.append(try coerceStored(stored, to: element, in: className, core: core)) }
+            return _FloeValue(.null, elements: elements, keys: encoded.keys)
+        }
+        if property.type.collection == .map {
+            var pairs: [(String, Any)] = []
+            if Swift.type(of: value) is NSDictionary.Type, let dictionary = value as? NSDictionary {
+                for case let key as String in dictionary.allKeys { pairs.append((key, dictionary.object(forKey: key)!)) }
+            } else if let dictionary = value as? [String: Any] {
+                pairs = dictionary.map { ($0.key, $0.value) }
+            } else {
+                throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName + " (a dictionary)", value: describe(value))
+            }
+            pairs.sort { $0.0 < $1.0 }
+            var elements: [_FloeValue] = []
+            for (_, entry) in pairs { elements.append(try coerceProperty(entry, to: element, in: className, core: core)) }
+            return _FloeValue(.null, elements: elements, keys: pairs.map(\.0))
+        }
+        let array: [Any]
+        if Swift.type(of: value) is NSArray.Type, let nsArray = value as? NSArray {
+            array = (0..<nsArray.count).map { nsArray.object(at: $0) }
+        } else if let swiftArray = value as? [Any] {
+            array = swiftArray
+        } else {
+            throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName + " (an array)", value: describe(value))
+        }
+        var elements: [_FloeValue] = []
+        for entry in array { elements.append(try coerceProperty(entry, to: element, in: className, core: core)) }
+        return _FloeValue(.null, elements: elements)
+    }
+
+    /// An element already in stored form (taken from another collection).
+    private static func coerceStored(_ stored: _FloeValue, to element: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+        if element.type.columnType == .link { return try linkValue(stored, for: element, in: className, core: core) }
+        return _FloeValue(try coerce(stored.value, stored: true, to: element, in: className))
     }
 
     /// A link taken from another object: kept when the target belongs to the realm being

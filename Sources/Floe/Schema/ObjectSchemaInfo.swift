@@ -45,6 +45,16 @@ struct PropertyInfo: @unchecked Sendable {
     let isIndexed: Bool
     let accessor: PropertyAccessor
 
+    /// The same property seen as one of its collection's elements.
+    var element: PropertyInfo {
+        var type = self.type
+        type.collection = .single
+        for prefix in ["List<", "MutableSet<", "Map<String, "] where type.swiftName.hasPrefix(prefix) {
+            type.swiftName = String(type.swiftName.dropFirst(prefix.count).dropLast())
+        }
+        return PropertyInfo(name: name, persistedName: persistedName, type: type, isPrimaryKey: false, isIndexed: false, accessor: accessor)
+    }
+
     var columnSpec: ColumnSpec {
         ColumnSpec(name: persistedName, type: type.columnType, isNullable: type.isOptional, collection: type.collection,
                    linkTarget: type.objectType?.className(), integerBits: type.integerBits,

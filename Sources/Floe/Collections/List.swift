@@ -1,0 +1,199 @@
+/// An ordered collection of values or objects, a property of a model class.
+///
+/// Unmanaged, a list holds its elements itself; managed, it reads and writes its object's
+/// stored list (changes need a write transaction). Duplicates are allowed.
+///
+/// ```swift
+/// class Person: Object {
+///     @Persisted var dogs: List<Dog>
+///     @Persisted var nicknames: List<String>
+/// }
+/// try realm.write {
+///     person.dogs.append(rex)
+///     person.nicknames.insert("Jo", at: 0)
+/// }
+/// ```
+public final class List<Element: _Persistable>: RandomAccessCollection {
+    private var unmanagedElements: [Element]
+    let parent: ObjectBinding?
+    let column: Int
+
+    /// An empty, unmanaged list.
+    public init() {
+        unmanagedElements = []
+        parent = nil
+        column = -1
+    }
+
+    init(parent: ObjectBinding, column: Int) {
+        unmanagedElements = []
+        self.parent = parent
+        self.column = column
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// The number of elements now.
+    public var count: Int {
+        guard let parent else { return unmanagedElements.count }
+        return ManagedCollection.count(parent, column)
+    }
+
+    public subscript(position: Int) -> Element {
+        get {
+            guard let parent else { return unmanagedElements[position] }
+            return Element._floeDecode(ManagedCollection.element(parent, column, at: position, kind: "List"))
+        }
+        set { replace(index: position, object: newValue) }
+    }
+
+    /// Whether this list belongs to a frozen object.
+    public var isFrozen: Bool { parent?.source.isFrozen ?? false }
+
+    /// Whether the object owning this list was deleted.
+    public var isInvalidated: Bool { parent.map { !$0.exists } ?? false }
+
+    /// Appends an element (an unmanaged object is added to the realm).
+    public func append(_ element: Element) {
+        guard let parent else { return unmanagedElements.append(element) }
+        ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(element._floeEncoded) }
+    }
+
+    /// Appends every element of a sequence.
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for element in elements { append(element) }
+    }
+
+    /// Appends every element of a sequence.
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+        append(objectsIn: elements)
+    }
+
+    /// Inserts an element at `index` (0...count).
+    public func insert(_ element: Element, at index: Int) {
+        guard let parent else { return unmanagedElements.insert(element, at: index) }
+        ManagedCollection.checkIndex(parent, column, index, allowEnd: true, operation: "insert")
+        ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.insert(element._floeEncoded, at: index) }
+    }
+
+    /// Removes the element at `index`.
+    public func remove(at index: Int) {
+        guard let parent else { unmanagedElements.remove(at: index); return }
+        ManagedCollection.checkIndex(parent, column, index, allowEnd: false, operation: "remove")
+        ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.remove(at: index) }
+    }
+
+    /// Removes the last element.
+    public func removeLast() {
+        precondition(count > 0, "Cannot remove the last element of an empty list.")
+        remove(at: count - 1)
+    }
+
+    /// Removes every element.
+    public func removeAll() {
+        guard let parent else { return unmanagedElements.removeAll() }
+        ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.removeAll() }
+    }
+
+    /// Moves the element at `from` to `to`.
+    public func move(from: Int, to: Int) {
+        guard let parent else {
+            let element = unmanagedElements.remove(at: from)
+            unmanagedElements.insert(element, at: to)
+            return
+        }
+        ManagedCollection.checkIndex(parent, column, from, allowEnd: false, operation: "move from")
+        ManagedCollection.checkIndex(parent, column, to, allowEnd: false, operation: "move to")
+        ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.move(from: from, to: to) }
+    }
+
+    /// Exchanges the elements at two indexes.
+    public func swapAt(_ index1: Int, _ index2: Int) {
+        guard index1 != index2 else { return }
+        let first = self[index1], second = self[index2]
+        replace(index: index1, object: second)
+        replace(index: index2, object: first)
+    }
+
+    /// Replaces the element at `index`.
+    public func replace(index: Int, object: Element) {
+        guard let parent else { unmanagedElements[index] = object; return }
+        ManagedCollection.checkIndex(parent, column, index, allowEnd: false, operation: "replace")
+        ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.set(object._floeEncoded, at: index) }
+    }
+
+    /// The index of the first element equal to `element` (objects: the same stored object).
+    public func index(of element: Element) -> Int? {
+        let wanted = element._floeEncoded
+        return indices.first { index in ManagedCollection.same(self[index]._floeEncoded, wanted) }
+    }
+}
+
+extension List: _Persistable {
+    public static var _floeType: _PropertyType {
+        var type = Element._floeType
+        type.collection = .list
+        type.swiftName = "List<\(type.swiftName)>"
+        return type
+    }
+
+    public static func _floeDefault() -> List { List() }
+
+    public static func _floeDecode(_ stored: _FloeValue) -> List {
+        if let parent = stored.parent, stored.column >= 0 { return List(parent: parent, column: stored.column) }
+        let list = List()
+        list.unmanagedElements = (stored.elements ?? []).map { Element._floeDecode($0) }
+        return list
+    }
+
+    public var _floeEncoded: _FloeValue {
+        _FloeValue(.null, elements: map(\._floeEncoded))
+    }
+}
+
+extension List: CustomStringConvertible {
+    public var description: String { "List<\(Element.self)> \(Array(self))" }
+}
+
+/// The reads and checks that every managed collection shares.
+enum ManagedCollection {
+    static func count(_ parent: ObjectBinding, _ column: Int) -> Int {
+        do {
+            return try parent.source.currentReader().collectionCount(in: parent.tableBinding.table, key: parent.key, column: column)
+        } catch {
+            preconditionFailure("Cannot read '\(name(parent, column))': \(error)")
+        }
+    }
+
+    static func element(_ parent: ObjectBinding, _ column: Int, at position: Int, kind: String) -> _FloeValue {
+        checkIndex(parent, column, position, allowEnd: false, operation: "read")
+        do {
+            let value = try parent.source.currentReader().collectionElement(in: parent.tableBinding.table, key: parent.key, column: column, at: position)
+            return _FloeValue(value, parent: parent)
+        } catch {
+            preconditionFailure("Cannot read '\(name(parent, column))' at \(position): \(error)")
+        }
+    }
+
+    static func checkIndex(_ parent: ObjectBinding, _ column: Int, _ index: Int, allowEnd: Bool, operation: String) {
+        let count = count(parent, column)
+        precondition(index >= 0 && (index < count || (allowEnd && index == count)),
+                     "Index \(index) is out of range for '\(name(parent, column))' of the \(parent.className) object with key \(parent.key), which holds \(count) elements (\(operation)).")
+    }
+
+    static func change(_ parent: ObjectBinding, _ column: Int, _ body: (CollectionEditor) throws(FloeError) -> Void) {
+        precondition(!parent.source.isFrozen, "Cannot modify '\(name(parent, column))' of a frozen \(parent.className) object.")
+        parent.source.changeCollection(binding: parent, column: column, body)
+    }
+
+    static func name(_ parent: ObjectBinding, _ column: Int) -> String {
+        "\(parent.className).\(parent.tableBinding.propertyName(ofColumn: column))"
+    }
+
+    /// Equal values, or the same stored (or unmanaged) object.
+    static func same(_ a: _FloeValue, _ b: _FloeValue) -> Bool {
+        if let x = a.object, let y = b.object { return x.isSameObject(as: y) }
+        return a.value == b.value && a.object == nil && b.object == nil
+    }
+}
