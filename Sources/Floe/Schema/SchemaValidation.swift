@@ -24,6 +24,12 @@ enum SchemaValidation {
                 throw .invalidSchema(className: className, property: property.name, reason: "asymmetric objects cannot be linked to")
             }
         }
+        if type.columnType == .link && type.collection == .map && !type.isOptional {
+            throw .invalidSchema(className: className, property: property.name, reason: "map values that are objects must be optional: declare \(type.swiftName.dropLast())?>")
+        }
+        if type.columnType == .link && (type.collection == .list || type.collection == .set) && type.isOptional {
+            throw .invalidSchema(className: className, property: property.name, reason: "lists and sets of objects hold objects, not optionals: drop the '?' in \(type.swiftName)")
+        }
         if property.isPrimaryKey {
             if kind == .embedded {
                 throw .invalidSchema(className: className, property: property.name, reason: "embedded objects cannot have a primary key")
