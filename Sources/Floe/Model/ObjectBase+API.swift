@@ -114,7 +114,7 @@ extension ObjectBase: CustomStringConvertible {
     public var description: String {
         guard let schema = try? SchemaDiscovery.schema(for: type(of: self)) else { return "\(type(of: self))" }
         if isInvalidated { return "[invalid object]" }
-        let lines = schema.properties.map { property -> String in
+        let lines = schema.properties.filter { !$0.isComputed }.map { property -> String in
             let value = property.accessor.unmanagedValue(self)
             let text = value.object.map { "\(type(of: $0).className()) object" } ?? value.value.debugText
             return "\t\(property.name) = \(text);"
@@ -134,7 +134,9 @@ public struct ObjectSchema: Sendable, CustomStringConvertible {
     /// The class (and table) name.
     public var className: String { info.className }
     /// The persisted properties, in declaration order (superclass first).
-    public var properties: [Property] { info.properties.map(Property.init) }
+    public var properties: [Property] { info.properties.filter { !$0.isComputed }.map(Property.init) }
+    /// The computed properties (`LinkingObjects`).
+    public var computedProperties: [Property] { info.properties.filter(\.isComputed).map(Property.init) }
     /// The primary key property, if any.
     public var primaryKeyProperty: Property? { info.primaryKeyIndex.map { Property(info: info.properties[$0]) } }
     /// Whether the class is an embedded object class.

@@ -26,15 +26,19 @@ final class TableBinding: Sendable {
     /// For each column of the stored table, whether it holds lists, sets or maps.
     let isCollectionColumn: [Bool]
 
+    /// Columns the stored table has (computed properties' pseudo columns come after).
+    let storedColumnCount: Int
+
     init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int) {
         self.schema = schema
+        storedColumnCount = columnCount - schema.properties.filter(\.isComputed).count
         self.table = table
         self.columnOfProperty = columnOfProperty
         var propertyOfColumn = [Int?](repeating: nil, count: columnCount)
         var isCollectionColumn = [Bool](repeating: false, count: columnCount)
         for (property, column) in columnOfProperty.enumerated() {
             propertyOfColumn[column] = property
-            isCollectionColumn[column] = schema.properties[property].type.collection != .single
+            isCollectionColumn[column] = schema.properties[property].type.collection != .single || schema.properties[property].isComputed
         }
         self.propertyOfColumn = propertyOfColumn
         self.isCollectionColumn = isCollectionColumn

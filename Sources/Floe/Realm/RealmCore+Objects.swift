@@ -67,7 +67,7 @@ extension RealmCore {
 
     /// Phase one: the row, with links left for `storeLinks`.
     private func store(_ values: [_FloeValue], binding: TableBinding, update: Realm.UpdatePolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {
-        let isLink = binding.schema.properties.map { ($0.type.columnType == .link && $0.type.collection == .single) || $0.type.collection != .single }
+        let isLink = binding.schema.properties.map { ($0.type.columnType == .link && $0.type.collection == .single) || $0.type.collection != .single || $0.isComputed }
         let scalars = values.enumerated().map { index, value in isLink[index] ? .null : value.value }
         let mask: [Value?] = values.indices.map { index in
             if isLink[index] { return nil }
@@ -79,7 +79,7 @@ extension RealmCore {
 
     /// Phase two: each link, adding or creating what it points at, and each collection.
     private func storeLinks(_ values: [_FloeValue], binding: TableBinding, key: Int64, update: Realm.UpdatePolicy, given: [_FloeValue?]? = nil) throws(FloeError) {
-        for (index, property) in binding.schema.properties.enumerated() where property.type.collection != .single {
+        for (index, property) in binding.schema.properties.enumerated() where property.type.collection != .single && !property.isComputed {
             guard let elements = values[index].elements, given == nil || given?[index] != nil else { continue }
             let row = ObjectBinding(source: self, tableBinding: binding, key: key)
             try replaceElements(of: row, column: binding.columnOfProperty[index], kind: property.type.collection,
@@ -169,8 +169,10 @@ extension RealmCore {
             }
             return existing
         }
-        var row = [Value](repeating: .null, count: binding.propertyOfColumn.count)
-        for (index, value) in values.enumerated() { row[binding.columnOfProperty[index]] = value }
+        var row = [Value](repeating: .null, count: binding.storedColumnCount)
+        for (index, value) in values.enumerated() where binding.columnOfProperty[index] < binding.storedColumnCount {
+            row[binding.columnOfProperty[index]] = value
+        }
         do {
             return try transaction.insertObject(into: binding.table, values: row)
         } catch let error {

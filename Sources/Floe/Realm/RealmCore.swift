@@ -145,6 +145,14 @@ final class RealmCore: ObjectSource {
         guard let table = try reader.tableIfPresent(named: schema.className) else { return nil }
         let stored = try reader.spec(of: table)
         let binding = try SchemaComparison.bind(schema, to: stored, table: table, path: store.path)
+        for property in schema.properties where property.isComputed {
+            // A LinkingObjects property must name a property of its origin class that links here.
+            let origin = try SchemaDiscovery.schema(for: property.type.objectType!)
+            guard let source = origin.property(named: property.originProperty!), source.type.objectType == type else {
+                throw .invalidSchema(className: schema.className, property: property.name,
+                                     reason: "'\(origin.className).\(property.originProperty!)' is not a property linking to \(schema.className)")
+            }
+        }
         bindings[ObjectIdentifier(type)] = binding
         return binding
     }

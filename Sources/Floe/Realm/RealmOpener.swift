@@ -56,7 +56,7 @@ enum RealmOpener {
             guard let table = try snapshot.tableIfPresent(named: schema.className) else { continue }
             let stored = try snapshot.spec(of: table)
             differences += SchemaComparison.differences(schema, stored: stored)
-            for property in schema.properties {
+            for property in schema.storedProperties {
                 if let column = stored.columnIndex(named: property.persistedName),
                    stored.columns[column].isIndexed != property.isIndexed {
                     indexChanges.append((schema.className, column, property.isIndexed))

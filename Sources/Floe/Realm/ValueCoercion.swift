@@ -13,7 +13,7 @@ enum ValueCoercion {
         if Swift.type(of: value) is NSDictionary.Type, let dictionary = value as? NSDictionary {
             // Looked up key by key: bridging the whole dictionary to Swift would bridge its
             // nested dictionaries too, without end for one that contains itself.
-            for (index, property) in schema.properties.enumerated() {
+            for (index, property) in schema.properties.enumerated() where !property.isComputed {
                 guard let entry = dictionary.object(forKey: property.name) ?? dictionary.object(forKey: property.persistedName) else { continue }
                 result[index] = try coerceProperty(entry, to: property, in: schema.className, core: core)
             }
@@ -21,7 +21,7 @@ enum ValueCoercion {
         }
         switch value {
         case let dictionary as [String: Any]:
-            for (index, property) in schema.properties.enumerated() {
+            for (index, property) in schema.properties.enumerated() where !property.isComputed {
                 guard let entry = dictionary[property.name] ?? dictionary[property.persistedName] else { continue }
                 result[index] = try coerceProperty(entry, to: property, in: schema.className, core: core)
             }
@@ -30,8 +30,8 @@ enum ValueCoercion {
             return try propertyValues(for: schema, from: frozen.makeObject(), core: core)
         case let object as ObjectBase:
             let other = try SchemaDiscovery.schema(for: type(of: object))
-            for (index, property) in schema.properties.enumerated() {
-                guard let source = other.property(named: property.name) else { continue }
+            for (index, property) in schema.properties.enumerated() where !property.isComputed {
+                guard let source = other.property(named: property.name), !source.isComputed else { continue }
                 let stored = source.accessor.unmanagedValue(object)
                 if property.type.columnType == .link && property.type.collection == .single {
                     result[index] = try linkValue(stored, for: property, in: schema.className, core: core)
@@ -40,11 +40,13 @@ enum ValueCoercion {
                 }
             }
         case let array as [Any]:
-            guard array.count <= schema.properties.count else {
+            // In declared order, computed properties (linking objects) left out, as in Realm.
+            let stored = schema.properties.indices.filter { !schema.properties[$0].isComputed }
+            guard array.count <= stored.count else {
                 throw .typeMismatch(table: schema.className, column: "(all properties)",
-                                    expected: "at most \(schema.properties.count) values in property order", value: "\(array.count) values")
+                                    expected: "at most \(stored.count) values in property order", value: "\(array.count) values")
             }
-            for (index, entry) in array.enumerated() {
+            for (index, entry) in zip(stored, array) {
                 result[index] = try coerceProperty(entry, to: schema.properties[index], in: schema.className, core: core)
             }
         default:

@@ -96,7 +96,7 @@ final class Migrator {
         for schema in schemas {
             let table = try transaction.table(named: schema.className)
             var stored = try transaction.spec(of: table)
-            for property in schema.properties {
+            for property in schema.storedProperties {
                 let wanted = property.columnSpec
                 if let index = stored.columnIndex(named: wanted.name) {
                     let column = stored.columns[index]
@@ -115,7 +115,7 @@ final class Migrator {
         // Drop what the new schema no longer has.
         for schema in schemas {
             guard let table = try transaction.tableIfPresent(named: schema.className) else { continue }
-            let wanted = Set(schema.properties.map(\.persistedName))
+            let wanted = Set(schema.storedProperties.map(\.persistedName))
             for column in try transaction.spec(of: table).columns where !wanted.contains(column.name) {
                 try transaction.removeColumn(named: column.name, from: table)
             }

@@ -19,10 +19,13 @@ final class ObjectSchemaInfo: @unchecked Sendable {
     /// The properties' accessors alone, for the per-object loops (binding, reading an unmanaged object).
     let accessors: [PropertyAccessor]
 
-    /// The table this class is stored in.
+    /// The table this class is stored in (computed properties have no column).
     var tableSpec: TableSpec {
-        TableSpec(name: className, kind: kind, columns: properties.map(\.columnSpec))
+        TableSpec(name: className, kind: kind, columns: storedProperties.map(\.columnSpec))
     }
+
+    /// The properties that have a column.
+    var storedProperties: [PropertyInfo] { properties.filter { !$0.isComputed } }
 
     func property(named name: String) -> PropertyInfo? {
         properties.first { $0.name == name }
@@ -44,6 +47,11 @@ struct PropertyInfo: @unchecked Sendable {
     let isPrimaryKey: Bool
     let isIndexed: Bool
     let accessor: PropertyAccessor
+    /// For `LinkingObjects`: the property of the origin class that links here.
+    var originProperty: String? = nil
+
+    /// Not stored: computed from other objects (`LinkingObjects`).
+    var isComputed: Bool { originProperty != nil }
 
     /// The same property seen as one of its collection's elements.
     var element: PropertyInfo {

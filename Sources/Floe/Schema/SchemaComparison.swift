@@ -8,7 +8,7 @@ enum SchemaComparison {
         if stored.kind != schema.kind {
             differences.append("Class '\(className)' has changed from \(describe(stored.kind)) to \(describe(schema.kind)).")
         }
-        for property in schema.properties {
+        for property in schema.storedProperties {
             let wanted = property.columnSpec
             guard let column = stored.columns.first(where: { $0.name == wanted.name }) else {
                 differences.append("Property '\(className).\(property.name)' has been added.")
@@ -23,7 +23,7 @@ enum SchemaComparison {
                     : "Primary key property '\(className).\(property.name)' has been removed.")
             }
         }
-        let names = Set(schema.properties.map(\.persistedName))
+        let names = Set(schema.storedProperties.map(\.persistedName))
         for column in stored.columns where !names.contains(column.name) {
             differences.append("Property '\(className).\(column.name)' has been removed.")
         }
@@ -34,8 +34,17 @@ enum SchemaComparison {
     static func bind(_ schema: ObjectSchemaInfo, to stored: TableSpec, table: TableHandle, path: String) throws(FloeError) -> TableBinding {
         let differences = differences(schema, stored: stored)
         guard differences.isEmpty else { throw .schemaMismatch(path: path, differences: differences) }
-        let columns = schema.properties.map { property in stored.columns.firstIndex { $0.name == property.persistedName }! }
-        return TableBinding(schema: schema, table: table, columnOfProperty: columns, columnCount: stored.columns.count)
+        // Computed properties get pseudo columns past the stored ones: reads of them come back
+        // as "ask the collection", like list columns.
+        var pseudo = stored.columns.count
+        let columns = schema.properties.map { property -> Int in
+            if property.isComputed {
+                defer { pseudo += 1 }
+                return pseudo
+            }
+            return stored.columns.firstIndex { $0.name == property.persistedName }!
+        }
+        return TableBinding(schema: schema, table: table, columnOfProperty: columns, columnCount: pseudo)
     }
 
     static func describe(_ column: ColumnSpec) -> String {

@@ -50,7 +50,7 @@ enum SchemaDiscovery {
                 let fieldType = Swift.type(of: field)
                 let property = PropertyInfo(name: name, persistedName: mapping[name] ?? name, type: fieldType.valueType,
                                             isPrimaryKey: field.options.isPrimaryKey, isIndexed: field.options.isIndexed,
-                                            accessor: fieldType.makeAccessor(offset: offset))
+                                            accessor: fieldType.makeAccessor(offset: offset), originProperty: field.options.originProperty)
                 try SchemaValidation.validate(property, in: className, kind: kind)
                 properties.append(property)
             }

@@ -24,6 +24,10 @@ enum SchemaValidation {
                 throw .invalidSchema(className: className, property: property.name, reason: "asymmetric objects cannot be linked to")
             }
         }
+        if type.swiftName.hasPrefix("LinkingObjects<") && (property.originProperty ?? "").isEmpty {
+            throw .invalidSchema(className: className, property: property.name,
+                                 reason: "a LinkingObjects property needs its origin: declare it @Persisted(originProperty: \"…\")")
+        }
         if type.columnType == .link && type.collection == .map && !type.isOptional {
             throw .invalidSchema(className: className, property: property.name, reason: "map values that are objects must be optional: declare \(type.swiftName.dropLast())?>")
         }

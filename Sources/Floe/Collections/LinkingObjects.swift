@@ -1,0 +1,85 @@
+/// The objects that link to an object through one property: an inverse relationship,
+/// computed from the links, always current, read-only.
+///
+/// ```swift
+/// class Person: Object {
+///     @Persisted var dogs: List<Dog>
+/// }
+/// class Dog: Object {
+///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+/// }
+/// let owners = dog.owners.map(\.name)
+/// ```
+public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection {
+    let parent: ObjectBinding?
+    let originProperty: String
+
+    init(parent: ObjectBinding?, originProperty: String) {
+        self.parent = parent
+        self.originProperty = originProperty
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { keys().count }
+
+    public subscript(position: Int) -> Element {
+        let keys = keys()
+        precondition(position >= 0 && position < keys.count,
+                     "Index \(position) is out of range for LinkingObjects<\(Element.className())> of \(keys.count) objects.")
+        guard let parent, let object = parent.source.linkedObject(Element.self, key: keys[position]) as? Element else {
+            preconditionFailure("LinkingObjects<\(Element.className())>: the linking object with key \(keys[position]) is gone.")
+        }
+        return object
+    }
+
+    /// Whether these objects are read from a frozen object.
+    public var isFrozen: Bool { parent?.source.isFrozen ?? false }
+
+    /// Keys of the origin objects whose `originProperty` links to the parent, once per link, in key order.
+    private func keys() -> [Int64] {
+        guard let parent else { return [] }
+        do {
+            let reader = try parent.source.currentReader()
+            let origin = try SchemaDiscovery.schema(for: Element.self)
+            guard let table = try reader.tableIfPresent(named: origin.className),
+                  let property = origin.property(named: originProperty) else { return [] }
+            let spec = try reader.spec(of: table)
+            guard let column = spec.columnIndex(named: property.persistedName) else { return [] }
+            let target = Value.link(parent.key)
+            var keys: [Int64] = []
+            if spec.columns[column].collection == .single {
+                try reader.forEachValue(in: table, column: column) { key, value in
+                    if value == target { keys.append(key) }
+                    return true
+                }
+            } else {
+                for key in try reader.objectKeys(in: table) {
+                    let elements = spec.columns[column].collection == .map
+                        ? try reader.mapEntries(in: table, key: key, column: column).map(\.value)
+                        : try reader.collectionElements(in: table, key: key, column: column)
+                    for element in elements where element == target { keys.append(key) }
+                }
+            }
+            return keys
+        } catch {
+            preconditionFailure("LinkingObjects<\(Element.className())>.\(originProperty): \(error)")
+        }
+    }
+}
+
+extension LinkingObjects: _Persistable {
+    public static var _floeType: _PropertyType {
+        _PropertyType(columnType: .link, collection: .list, objectType: Element.self, swiftName: "LinkingObjects<\(Element.className())>")
+    }
+
+    public static func _floeDefault() -> LinkingObjects { LinkingObjects(parent: nil, originProperty: "") }
+
+    public static func _floeDecode(_ stored: _FloeValue) -> LinkingObjects {
+        guard let parent = stored.parent, stored.column >= 0, let index = parent.tableBinding.propertyOfColumn[stored.column],
+              let origin = parent.tableBinding.schema.properties[index].originProperty
+        else { return LinkingObjects(parent: nil, originProperty: "") }
+        return LinkingObjects(parent: parent, originProperty: origin)
+    }
+
+    public var _floeEncoded: _FloeValue { _FloeValue(.null) }
+}
