@@ -67,7 +67,9 @@ extension RealmCore {
 
     /// Phase one: the row, with links left for `storeLinks`.
     private func store(_ values: [_FloeValue], binding: TableBinding, update: Realm.UpdatePolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {
-        let isLink = binding.schema.properties.map { ($0.type.columnType == .link && $0.type.collection == .single) || $0.type.collection != .single || $0.isComputed }
+        let isLink = binding.schema.properties.map {
+            ($0.type.columnType == .link || $0.type.columnType == .mixed) && $0.type.collection == .single || $0.type.collection != .single || $0.isComputed
+        }
         let scalars = values.enumerated().map { index, value in isLink[index] ? .null : value.value }
         let mask: [Value?] = values.indices.map { index in
             if isLink[index] { return nil }
@@ -85,7 +87,8 @@ extension RealmCore {
             try replaceElements(of: row, column: binding.columnOfProperty[index], kind: property.type.collection,
                                 with: elements, keys: values[index].keys, update: update)
         }
-        for (index, property) in binding.schema.properties.enumerated() where property.type.columnType == .link && property.type.collection == .single {
+        for (index, property) in binding.schema.properties.enumerated()
+        where (property.type.columnType == .link || property.type.columnType == .mixed) && property.type.collection == .single {
             if let given, given[index] == nil, values[index].object == nil, values[index].nested == nil { continue }
             let column = binding.columnOfProperty[index]
             let stored = try resolve(values[index], for: binding, column: column, owner: key, update: update)
@@ -97,9 +100,23 @@ extension RealmCore {
     /// added or created for it.
     func resolve(_ value: _FloeValue, for binding: TableBinding, column: Int, owner: Int64, update: Realm.UpdatePolicy = .error) throws(FloeError) -> Value {
         guard value.object != nil || value.nested != nil else { return value.value }
-        guard let propertyIndex = binding.propertyOfColumn[column], let target = binding.schema.properties[propertyIndex].type.objectType else {
-            return value.value
+        guard let propertyIndex = binding.propertyOfColumn[column] else { return value.value }
+        if binding.schema.properties[propertyIndex].type.columnType == .mixed, let object = value.object {
+            // A mixed value holding an object: link to it, adding it first if unmanaged.
+            let schema = try SchemaDiscovery.schema(for: type(of: object))
+            guard schema.kind == .topLevel else {
+                throw .typeMismatch(table: binding.schema.className, column: binding.schema.properties[propertyIndex].name,
+                                    expected: "AnyRealmValue (which holds top-level objects only)", value: schema.className)
+            }
+            if let objectBinding = object._floeBinding {
+                guard owns(object) else {
+                    throw .objectNotInRealm(className: schema.className, detail: "held by '\(binding.schema.className).\(binding.schema.properties[propertyIndex].name)' belongs to another realm")
+                }
+                return .typedLink(table: schema.className, key: objectBinding.key)
+            }
+            return .typedLink(table: schema.className, key: try insert(object, update: update))
         }
+        guard let target = binding.schema.properties[propertyIndex].type.objectType else { return value.value }
         let property = binding.schema.properties[propertyIndex]
         let targetSchema = try SchemaDiscovery.schema(for: target)
         if let nested = value.nested {
@@ -224,6 +241,14 @@ extension RealmCore {
         for name in try transaction.tableNames() {
             let table = try transaction.table(named: name)
             let spec = try transaction.spec(of: table)
+            for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .mixed && columnSpec.collection == .single {
+                var holding: [Int64] = []
+                try transaction.forEachValue(in: table, column: column) { source, value in
+                    if value == .typedLink(table: target, key: key) { holding.append(source) }
+                    return true
+                }
+                for source in holding { try transaction.setValue(.null, in: table, key: source, column: column) }
+            }
             for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .link && columnSpec.linkTarget == target {
                 if columnSpec.collection == .single {
                     var linking: [Int64] = []

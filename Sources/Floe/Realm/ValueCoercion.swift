@@ -33,7 +33,9 @@ enum ValueCoercion {
             for (index, property) in schema.properties.enumerated() where !property.isComputed {
                 guard let source = other.property(named: property.name), !source.isComputed else { continue }
                 let stored = source.accessor.unmanagedValue(object)
-                if property.type.columnType == .link && property.type.collection == .single {
+                if property.type.columnType == .mixed && property.type.collection == .single {
+                    result[index] = stored.object == nil ? _FloeValue(stored.value) : try linkValue(stored, for: property, in: schema.className, core: core)
+                } else if property.type.columnType == .link && property.type.collection == .single {
                     result[index] = try linkValue(stored, for: property, in: schema.className, core: core)
                 } else {
                     result[index] = _FloeValue(try coerce(stored.value, stored: true, to: property, in: schema.className))
@@ -65,6 +67,9 @@ enum ValueCoercion {
     private static func coerceProperty(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
         if property.type.collection != .single {
             return try coerceCollection(value, to: property, in: className, core: core)
+        }
+        if property.type.columnType == .mixed {
+            return try coerceMixed(value, to: property, in: className, core: core)
         }
         guard property.type.columnType == .link else {
             return _FloeValue(try coerce(value, to: property, in: className))
@@ -116,6 +121,24 @@ enum ValueCoercion {
         var elements: [_FloeValue] = []
         for entry in array { elements.append(try coerceProperty(entry, to: element, in: className, core: core)) }
         return _FloeValue(.null, elements: elements)
+    }
+
+    /// A mixed value: an `AnyRealmValue`, an object, or any scalar Swift (or JSON) value.
+    private static func coerceMixed(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+        if isNull(value) { return _FloeValue(.null) }
+        if let mixed = value as? AnyRealmValue { return mixed._floeEncoded }
+        if let object = value as? Object { return AnyRealmValue.object(object)._floeEncoded }
+        if isBoolean(value), let flag = value as? Bool { return _FloeValue(.bool(flag)) }
+        if let persistable = value as? any _Persistable, Swift.type(of: persistable)._floeType.collection == .single,
+           Swift.type(of: persistable)._floeType.columnType != .link {
+            return _FloeValue(try check(persistable._floeEncoded.value, against: property.type, className: className, property: property.name))
+        }
+        if let number = value as? NSNumber {
+            if let int = value as? Int { return _FloeValue(.int(Int64(int))) }
+            return _FloeValue(.double(number.doubleValue))
+        }
+        if let string = value as? NSString { return _FloeValue(.string(string as String)) }
+        throw .typeMismatch(table: className, column: property.name, expected: "AnyRealmValue", value: describe(value))
     }
 
     /// An element already in stored form (taken from another collection).
@@ -190,7 +213,7 @@ enum ValueCoercion {
             throw .valueTooLarge(table: className, column: property, size: string.utf8.count, limit: WriteTransaction.maximumValueSize)
         case .binary(let bytes) where bytes.count > WriteTransaction.maximumValueSize:
             throw .valueTooLarge(table: className, column: property, size: bytes.count, limit: WriteTransaction.maximumValueSize)
-        case .null where !type.isOptional:
+        case .null where !type.isOptional && type.columnType != .mixed:
             throw .nullForRequired(table: className, column: property)
         default:
             break

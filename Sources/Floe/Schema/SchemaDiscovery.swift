@@ -8,12 +8,20 @@
 enum SchemaDiscovery {
     private static let cache = Locked<[ObjectIdentifier: Result<ObjectSchemaInfo, FloeError>]>([:])
 
+    private static let typesByName = Locked<[String: ObjectBase.Type]>([:])
+
+    /// The model class stored under `className`, if this process has used it.
+    static func type(named className: String) -> ObjectBase.Type? {
+        typesByName.withLock { $0[className] }
+    }
+
     /// The schema of `type`, or the typed error that says what is wrong with the class.
     static func schema(for type: ObjectBase.Type) throws(FloeError) -> ObjectSchemaInfo {
         let id = ObjectIdentifier(type)
         if let cached = cache.withLock({ $0[id] }) { return try cached.get() }
         let result = Result { () throws(FloeError) -> ObjectSchemaInfo in try discover(type) }
         cache.withLock { $0[id] = result }
+        if case .success(let schema) = result { typesByName.withLock { $0[schema.className] = type } }
         return try result.get()
     }
 

@@ -28,6 +28,9 @@ enum SchemaValidation {
             throw .invalidSchema(className: className, property: property.name,
                                  reason: "a LinkingObjects property needs its origin: declare it @Persisted(originProperty: \"…\")")
         }
+        if type.columnType == .mixed && type.isOptional {
+            throw .invalidSchema(className: className, property: property.name, reason: "AnyRealmValue is never optional: its .none is its nil")
+        }
         if type.columnType == .link && type.collection == .map && !type.isOptional {
             throw .invalidSchema(className: className, property: property.name, reason: "map values that are objects must be optional: declare \(type.swiftName.dropLast())?>")
         }

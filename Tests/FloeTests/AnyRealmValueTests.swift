@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import Floe
+
+enum Mixed {
+    final class Dog: Object {
+        @Persisted var name = ""
+        @Persisted var companion: AnyRealmValue
+    }
+
+    final class OptionalMixed: Object {
+        @Persisted var value: AnyRealmValue?
+    }
+}
+
+@Suite struct AnyRealmValueTests {
+    /// The seeds' companion example: none, a string, and an unmanaged object that is added with its owner.
+    @Test func mixedValuesAndObjects() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mixed-\(UUID())", objectTypes: [Mixed.Dog.self]))
+        try await realm.write { realm in
+            let myDog = Mixed.Dog()
+            myDog.name = "Rex"
+            myDog.companion = .none
+            let theirDog = Mixed.Dog()
+            theirDog.name = "Wolfie"
+            theirDog.companion = .string("Fluffy the Cat")
+            let anotherDog = Mixed.Dog()
+            anotherDog.name = "Fido"
+            anotherDog.companion = .object(try Mixed.Dog(value: ["name": "Spot"]))
+            try realm.add([myDog, theirDog, anotherDog])
+        }
+        #expect(try await realm.read { realm in realm.objects(Mixed.Dog.self).count } == 4)
+        let companions = try await realm.read { realm in
+            realm.objects(Mixed.Dog.self).map { dog -> String in
+                switch dog.companion {
+                case .none: return "\(dog.name): none"
+                case .string(let text): return "\(dog.name): \(text)"
+                case .object(let object): return "\(dog.name): \((object as? Mixed.Dog)?.name ?? "?")"
+                default: return "\(dog.name): other"
+                }
+            }
+        }
+        #expect(companions == ["Rex: none", "Wolfie: Fluffy the Cat", "Fido: Spot", "Spot: none"])
+        try await realm.write { realm in
+            let rex = realm.objects(Mixed.Dog.self).first!
+            for value: AnyRealmValue in [.int(5), .bool(true), .double(1.5), .data(Data([1])), .uuid(UUID()), .decimal128(2)] {
+                rex.companion = value
+                #expect(rex.companion == value)
+            }
+            try realm.create(Mixed.Dog.self, value: ["name": "Json", "companion": 42])
+            // Deleting a held object leaves .none behind.
+            try realm.delete(realm.objects(Mixed.Dog.self).filter { $0.name == "Spot" })
+        }
+        let after = try await realm.read { realm in realm.objects(Mixed.Dog.self).map { "\($0.name) \($0.companion.intValue.map(String.init) ?? ($0.companion == .none ? "none" : "other"))" } }
+        #expect(after == ["Rex other", "Wolfie other", "Fido none", "Json 42"])
+        #expect(throws: FloeError.self) { try SchemaDiscovery.schema(for: Mixed.OptionalMixed.self) }
+    }
+}
