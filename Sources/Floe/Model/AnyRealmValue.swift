@@ -62,7 +62,8 @@ extension AnyRealmValue: _Persistable {
         case .objectId: return .objectId(ObjectId._floeDecode(stored))
         case .uuid: return .uuid(UUID._floeDecode(stored))
         case .typedLink(let table, let key):
-            guard let type = SchemaDiscovery.type(named: table), let object = stored.parent?.source.linkedObject(type, key: key) as? Object else {
+            guard let source = stored.parent?.source, let type = source.modelType(named: table),
+                  let object = source.linkedObject(type, key: key) as? Object else {
                 return .none
             }
             return .object(object)

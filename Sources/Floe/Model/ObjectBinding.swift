@@ -9,6 +9,8 @@ protocol ObjectSource: AnyObject {
     func write(_ value: _FloeValue, binding: ObjectBinding, column: Int)
     /// The object `key` of `type`'s table, bound to this source (nil: it does not exist).
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase?
+    /// The model class this source stores under `className` (a mixed value names only its table).
+    func modelType(named className: String) -> ObjectBase.Type?
     /// Changes one collection of one object inside the open write transaction; like property
     /// setters, errors are recorded and make the enclosing write throw.
     func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void)

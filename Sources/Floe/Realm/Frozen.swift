@@ -80,6 +80,8 @@ final class FrozenSource: ObjectSource {
         return object
     }
 
+    func modelType(named className: String) -> ObjectBase.Type? { SchemaDiscovery.type(named: className) }
+
     func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void) {
         preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
     }

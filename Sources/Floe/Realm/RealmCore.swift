@@ -122,6 +122,14 @@ final class RealmCore: ObjectSource {
         }
     }
 
+    func modelType(named className: String) -> ObjectBase.Type? {
+        // The classes this realm was opened with or has used come first: several classes of
+        // one name may exist in a program, each used with its own realm.
+        if let type = configuration.objectTypes?.first(where: { $0.className() == className }) { return type }
+        if let binding = bindings.values.first(where: { $0.schema.className == className }) { return binding.schema.type }
+        return SchemaDiscovery.type(named: className)
+    }
+
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
         guard let binding = try? tableBinding(for: type), let reader = try? currentReader(),
               (try? reader.contains(key, in: binding.table)) == true
