@@ -1,0 +1,66 @@
+/// What every Floe collection offers, so generic code works on any of them: `Results`,
+/// `List`, `MutableSet`, `LinkingObjects` and `AnyRealmCollection`.
+///
+/// ```swift
+/// func operateOn<C: RealmCollection>(collection: C) {
+///     // Collection could be either Results or List
+///     print("operating on collection containing \(collection.count) objects")
+/// }
+/// ```
+public protocol RealmCollection: RandomAccessCollection where Index == Int, Element == ElementType {
+    /// The type of the elements (Realm's name for `Element`).
+    associatedtype ElementType
+    /// Whether this collection is a frozen view.
+    var isFrozen: Bool { get }
+}
+
+/// A marker Realm's generic constraints used (`RealmCollection & _ObjcBridgeable`); every
+/// Floe collection has it, so such code compiles unchanged.
+public protocol _ObjcBridgeable {}
+
+extension Results: RealmCollection, _ObjcBridgeable {
+    public typealias ElementType = Element
+}
+
+extension List: RealmCollection, _ObjcBridgeable {
+    public typealias ElementType = Element
+}
+
+extension MutableSet: RealmCollection, _ObjcBridgeable {
+    public typealias ElementType = Element
+}
+
+extension LinkingObjects: RealmCollection, _ObjcBridgeable {
+    public typealias ElementType = Element
+}
+
+/// Any `RealmCollection` of one element type, behind one type: a property or a variable can
+/// hold results, a list or a set alike.
+///
+/// ```swift
+/// class ViewController {
+///     let collection: AnyRealmCollection<MyModel>
+///     init<C: RealmCollection & _ObjcBridgeable>(collection: C) where C.ElementType == MyModel {
+///         self.collection = AnyRealmCollection(collection)
+///     }
+/// }
+/// ```
+public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
+    public typealias ElementType = Element
+
+    private let countOfElements: () -> Int
+    private let elementAt: (Int) -> Element
+    private let frozen: () -> Bool
+
+    /// Wraps `base`; the wrapper reads it live.
+    public init<C: RealmCollection>(_ base: C) where C.ElementType == Element {
+        countOfElements = { base.count }
+        elementAt = { base[$0] }
+        frozen = { base.isFrozen }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { countOfElements() }
+    public subscript(position: Int) -> Element { elementAt(position) }
+    public var isFrozen: Bool { frozen() }
+}
