@@ -279,3 +279,54 @@ enum Seed002 {
         #expect(count == 4)
     }
 }
+
+enum Seed002Geo {
+    class CustomGeoPoint: EmbeddedObject {
+        @Persisted private var type: String = "Point"
+        @Persisted private var coordinates: List<Double>
+        public var latitude: Double { return coordinates[1] }
+        public var longitude: Double { return coordinates[0] }
+        convenience init(_ latitude: Double, _ longitude: Double) {
+            self.init()
+            // Longitude comes first in the coordinates array of a GeoJson document
+            coordinates.append(objectsIn: [longitude, latitude])
+        }
+    }
+
+    class Company: Object {
+        @Persisted var name = ""
+        @Persisted var location: CustomGeoPoint?
+    }
+}
+
+extension SeedRelationshipExamplesTests {
+    @Test func geoJSONPointsPersistAcrossReopen() async throws {
+        let directory = TemporaryDirectory()
+        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()),
+                                                objectTypes: [Seed002Geo.Company.self, Seed002Geo.CustomGeoPoint.self, Seed003Full.Dog.self, Seed003Full.DogToy.self])
+        do {
+            let realm = try await Realm(configuration: configuration)
+            try await realm.write { realm in
+                let company = Seed002Geo.Company()
+                company.name = "Floe"
+                company.location = Seed002Geo.CustomGeoPoint(48.8566, 2.3522)
+                try realm.add(company)
+                let dog = Seed003Full.Dog()
+                dog.name = "Traveller"
+                dog.citiesVisited.insert(objectsIn: ["Paris", "Oslo"])
+                dog.favoriteParksByCity["Paris"] = "Luxembourg"
+                dog.favoriteToy = try Seed003Full.DogToy(value: ["name": "ball"])
+                dog.companion = .double(2.5)
+                try realm.add(dog)
+            }
+        }
+        let reopened = try await Realm(configuration: configuration)
+        let read = try await reopened.read { realm in
+            let location = realm.objects(Seed002Geo.Company.self).first!.location!
+            let dog = realm.objects(Seed003Full.Dog.self).first!
+            return ["\(location.latitude),\(location.longitude)", Array(dog.citiesVisited).joined(separator: ","),
+                    dog.favoriteParksByCity["Paris"] ?? "-", dog.favoriteToy?.name ?? "-", "\(dog.companion.doubleValue ?? 0)"]
+        }
+        #expect(read == ["48.8566,2.3522", "Oslo,Paris", "Luxembourg", "ball", "2.5"])
+    }
+}
