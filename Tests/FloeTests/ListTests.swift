@@ -121,3 +121,42 @@ extension FrozenRealm {
         return try snapshot.objectCount(in: table)
     }
 }
+
+extension ListTests {
+    @Test func collectionsFreezeAndThaw() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "frozen-lists-\(UUID())",
+                                                                       objectTypes: [Lists.Dog.self, Lists.Stop.self, Lists.Person.self]))
+        let other = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "frozen-sets-\(UUID())",
+                                                                       objectTypes: [SetsAndMaps.Park.self, SetsAndMaps.Dog.self]))
+        try await realm.asyncWrite { realm in
+            try realm.create(Lists.Person.self, value: ["id": 1, "nicknames": ["a", "b"], "dogs": [["name": "Rex"]]])
+        }
+        try await other.write { realm in
+            let dog = try realm.create(SetsAndMaps.Dog.self, value: ["id": 1])
+            dog.citiesVisited.insert("Oslo")
+            dog.favoriteParksByCity["Oslo"] = "Frogner"
+        }
+        let (names, dogs) = try await realm.read { realm in
+            let person = realm.objects(Lists.Person.self).first!
+            return (try person.nicknames.freeze(), try person.dogs.freeze())
+        }
+        let (cities, parks) = try await other.read { realm in
+            let dog = realm.objects(SetsAndMaps.Dog.self).first!
+            return (try dog.citiesVisited.freeze(), try dog.favoriteParksByCity.freeze())
+        }
+        let frozenPerson = try await realm.read { realm in try realm.objects(Lists.Person.self).first!.freeze() }
+        try await realm.write { realm in
+            let person = realm.objects(Lists.Person.self).first!
+            person.nicknames.append("c")
+            person.dogs.first!.name = "Changed"
+        }
+        try await other.write { realm in realm.objects(SetsAndMaps.Dog.self).first!.favoriteParksByCity["Oslo"] = "Vigeland" }
+        let seen = await Task.detached {
+            [Array(names).joined(separator: ","), dogs.map(\.name).joined(), Array(cities).joined(), parks["Oslo"] ?? "-",
+             frozenPerson.nicknames.joined(separator: ","), "\(names.isFrozen) \(frozenPerson.dogs.count)"]
+        }.value
+        #expect(seen == ["a,b", "Rex", "Oslo", "Frogner", "a,b", "true 1"])
+        let thawed = try await realm.read { realm in realm.thaw(names).map { Array($0) } }
+        #expect(thawed == ["a", "b", "c"])
+    }
+}

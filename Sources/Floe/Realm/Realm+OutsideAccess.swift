@@ -98,6 +98,9 @@ extension Realm {
 
         /// The live counterpart of a frozen object, or nil if it was deleted since.
         public func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? { core.thaw(frozen) }
+
+        /// The live counterpart of a frozen list, or nil if its object was deleted since.
+        public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? { core.thaw(frozen) }
     }
 
     /// The realm's synchronous read API, handed to the closure of ``Realm/read(_:)``.
@@ -123,5 +126,8 @@ extension Realm {
 
         /// The live counterpart of a frozen object, or nil if it was deleted since.
         public func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? { core.thaw(frozen) }
+
+        /// The live counterpart of a frozen list, or nil if its object was deleted since.
+        public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? { core.thaw(frozen) }
     }
 }

@@ -1,0 +1,121 @@
+/// A frozen list or set: the elements of one object's collection at one version,
+/// `Sendable`, readable from any task, never changing.
+///
+/// ```swift
+/// let frozenDogs = try person.dogs.freeze()
+/// Task.detached { print(frozenDogs.count) }
+/// ```
+public struct FrozenList<Element: _Persistable>: RandomAccessCollection, Sendable {
+    let snapshot: Snapshot
+    let binding: TableBinding
+    let key: Int64
+    let column: Int
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { (try? snapshot.collectionCount(in: binding.table, key: key, column: column)) ?? 0 }
+
+    public subscript(position: Int) -> Element {
+        let parent = ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key)
+        return Element._floeDecode(ManagedCollection.element(parent, column, at: position, kind: "FrozenList"))
+    }
+
+    /// Always true.
+    public var isFrozen: Bool { true }
+
+    /// The version these elements were frozen at.
+    public var version: UInt64 { snapshot.version }
+}
+
+/// A frozen map: one object's map at one version, `Sendable` and unchanging.
+public struct FrozenMap<Key: Hashable & Comparable, Value: _Persistable>: Sequence, Sendable {
+    let snapshot: Snapshot
+    let binding: TableBinding
+    let key: Int64
+    let column: Int
+
+    private var live: Map<Key, Value> {
+        Map(parent: ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column: column)
+    }
+
+    public var count: Int { live.count }
+    public subscript(key: Key) -> Value? { live[key] }
+    public var keys: [Key] { live.keys }
+    public var values: [Value] { live.values }
+    public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { live.makeIterator() }
+
+    /// Always true.
+    public var isFrozen: Bool { true }
+}
+
+extension ManagedCollection {
+    /// The snapshot a managed collection's freeze captures: its realm's last commit.
+    static func frozenSnapshot(_ parent: ObjectBinding?, kind: String) throws -> (Snapshot, ObjectBinding) {
+        guard let parent else {
+            throw FloeError.invalidOperation(className: kind, detail: "an unmanaged collection cannot be frozen; add its object to a realm first")
+        }
+        if let frozen = parent.source as? FrozenSource { return (frozen.snapshot, parent) }
+        guard let core = parent.source as? RealmCore else {
+            throw FloeError.invalidOperation(className: kind, detail: "this collection cannot be frozen")
+        }
+        return (try core.latestSnapshot(), parent)
+    }
+}
+
+extension List {
+    /// A frozen, `Sendable` view of this list at its realm's last committed version.
+    public func freeze() throws -> FrozenList<Element> {
+        let (snapshot, parent) = try ManagedCollection.frozenSnapshot(parent, kind: "List<\(Element.self)>")
+        return FrozenList(snapshot: snapshot, binding: parent.tableBinding, key: parent.key, column: column)
+    }
+}
+
+extension MutableSet {
+    /// A frozen, `Sendable` view of this set at its realm's last committed version.
+    public func freeze() throws -> FrozenList<Element> {
+        let (snapshot, parent) = try ManagedCollection.frozenSnapshot(parent, kind: "MutableSet<\(Element.self)>")
+        return FrozenList(snapshot: snapshot, binding: parent.tableBinding, key: parent.key, column: column)
+    }
+}
+
+extension Map {
+    /// A frozen, `Sendable` view of this map at its realm's last committed version.
+    public func freeze() throws -> FrozenMap<Key, Value> {
+        let (snapshot, parent) = try ManagedCollection.frozenSnapshot(parent, kind: "Map<String, \(Value.self)>")
+        return FrozenMap(snapshot: snapshot, binding: parent.tableBinding, key: parent.key, column: column)
+    }
+}
+
+extension Frozen {
+    /// A frozen object's list, frozen too.
+    public subscript<Element>(dynamicMember keyPath: KeyPath<Model, List<Element>>) -> FrozenList<Element> {
+        try! makeModel()[keyPath: keyPath].freeze()
+    }
+
+    /// A frozen object's set, frozen too.
+    public subscript<Element>(dynamicMember keyPath: KeyPath<Model, MutableSet<Element>>) -> FrozenList<Element> {
+        try! makeModel()[keyPath: keyPath].freeze()
+    }
+
+    /// A frozen object's map, frozen too.
+    public subscript<Key, Value>(dynamicMember keyPath: KeyPath<Model, Map<Key, Value>>) -> FrozenMap<Key, Value> {
+        try! makeModel()[keyPath: keyPath].freeze()
+    }
+}
+
+extension RealmCore {
+    /// The live counterpart of a frozen list or set, or nil if its object was deleted since.
+    func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? {
+        guard let property = frozen.binding.propertyOfColumn[frozen.column],
+              frozen.binding.schema.properties[property].type.collection == .list,
+              let reader = try? currentReader(), (try? reader.contains(frozen.key, in: frozen.binding.table)) == true
+        else { return nil }
+        return List(parent: ObjectBinding(source: self, tableBinding: frozen.binding, key: frozen.key), column: frozen.column)
+    }
+}
+
+extension Realm {
+    /// The live counterpart of a frozen list, or nil if its object was deleted since.
+    public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? {
+        core.thaw(frozen)
+    }
+}
