@@ -51,6 +51,8 @@ enum Dump {
         case .uuid(let word): return quote(String(format: "%016llx%016llx", word.high, word.low))
         case .link(let key): return "\(key)"
         case .typedLink(let table, let key): return "{\"table\": \(quote(table)), \"key\": \(key)}"
+        case .list(let values): return "[" + values.map(json).joined(separator: ", ") + "]"
+        case .dictionary(let entries): return "{" + entries.map { "\(quote($0.key)): \(json($0.value))" }.joined(separator: ", ") + "}"
         }
     }
 

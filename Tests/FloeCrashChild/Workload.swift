@@ -189,6 +189,8 @@ struct WorkloadState: Sendable, Hashable {
             case .uuid(let word): feed(10); feed(word.high); feed(word.low)
             case .link(let key): feed(11); feed(UInt64(bitPattern: key))
             case .typedLink(let table, let key): feed(12); feed(table); feed(UInt64(bitPattern: key))
+            case .list(let values): feed(13); feed(UInt64(values.count)); for element in values { feed(element) }
+            case .dictionary(let entries): feed(14); feed(UInt64(entries.count)); for entry in entries { feed(entry.key); feed(entry.value) }
             }
         }
         feed(UInt64(tables.count))

@@ -56,3 +56,46 @@ enum Mixed {
         #expect(throws: FloeError.self) { try SchemaDiscovery.schema(for: Mixed.OptionalMixed.self) }
     }
 }
+
+extension AnyRealmValueTests {
+    @Test func nestedListsAndDictionaries() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "nested-\(UUID())", objectTypes: [Mixed.Dog.self]))
+        try await realm.write { realm in
+            let dog = Mixed.Dog()
+            dog.name = "Rex"
+            dog.companion = AnyRealmValue.fromArray([.string("a"), .int(1), AnyRealmValue.fromDictionary(["toy": .string("ball"), "tags": AnyRealmValue.fromArray([.bool(true)])])])
+            try realm.add(dog)
+            let spot = try realm.create(Mixed.Dog.self, value: ["name": "Spot"])
+            // In place: single elements of nested collections.
+            guard case .list(let list) = dog.companion, case .dictionary(let dictionary) = list[2] else { throw FloeError.noSuchTable(name: "nested") }
+            list.append(.object(spot))
+            list[1] = .int(2)
+            dictionary["owner"] = .string("Ann")
+            dictionary["tags"]?.listValue?.append(.string("good"))
+            try realm.create(Mixed.Dog.self, value: ["name": "Json", "companion": ["x": [1, 2, ["y": "z"]]]])
+        }
+        let read = try await realm.read { realm -> [String] in
+            let dog = realm.objects(Mixed.Dog.self).first!
+            let list = dog.companion.listValue!
+            let dictionary = list[2].dictionaryValue!
+            let json = realm.objects(Mixed.Dog.self).first { $0.name == "Json" }!.companion.dictionaryValue!
+            return ["\(list.count) \(list[0].stringValue ?? "-") \(list[1].intValue ?? 0) \((list[3].objectValue as? Mixed.Dog)?.name ?? "-")",
+                    dictionary.keys.joined(separator: ","),
+                    "\(dictionary["tags"]?.listValue?.count ?? 0) \(dictionary["owner"]?.stringValue ?? "-")",
+                    "\(json["x"]?.listValue?.count ?? 0) \(json["x"]?.listValue?[2].dictionaryValue?["y"]?.stringValue ?? "-")"]
+        }
+        #expect(read == ["4 a 2 Spot", "owner,tags,toy", "2 Ann", "3 z"])
+        // Deleting an object held in a nested list leaves .none there.
+        try await realm.write { realm in try realm.delete(realm.objects(Mixed.Dog.self).filter { $0.name == "Spot" }) }
+        #expect(try await realm.read { realm in realm.objects(Mixed.Dog.self).first!.companion.listValue![3] == .none })
+        // Deeper than 100 levels is refused.
+        let error = await #expect(throws: FloeError.self) {
+            try await realm.write { realm in
+                var value = AnyRealmValue.int(0)
+                for _ in 0..<101 { value = AnyRealmValue.fromArray([value]) }
+                realm.objects(Mixed.Dog.self).first!.companion = value
+            }
+        }
+        #expect(error?.description.contains("at most 100 levels") == true)
+    }
+}

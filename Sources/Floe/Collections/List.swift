@@ -17,18 +17,52 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     private var unmanagedElements: [Element]
     let parent: ObjectBinding?
     let column: Int
+    /// Set for a list nested in a mixed property (then `Element` is `AnyRealmValue`).
+    let nested: NestedLocation?
 
     /// An empty, unmanaged list.
     public init() {
         unmanagedElements = []
         parent = nil
         column = -1
+        nested = nil
     }
 
     init(parent: ObjectBinding, column: Int) {
         unmanagedElements = []
         self.parent = parent
         self.column = column
+        nested = nil
+    }
+
+    init(nestedIn location: NestedLocation) {
+        unmanagedElements = []
+        parent = nil
+        column = -1
+        nested = location
+    }
+
+    private var nestedValues: [Value] {
+        if case .list(let values) = nested!.read() { return values }
+        return []
+    }
+
+    private func nestedElement(_ value: Value, at index: Int) -> Element {
+        let location = nested!
+        return Element._floeDecode(_FloeValue(value, parent: location.parent, column: location.column, path: location.path + [.index(index)]))
+    }
+
+    /// Changes a nested list: checks the index, then rewrites the property.
+    private func modifyNested(index: Int, allowEnd: Bool, operation: String, _ change: @escaping (inout [Value]) -> Void) {
+        let location = nested!
+        let count = nestedValues.count
+        precondition(index >= 0 && (index < count || (allowEnd && index == count)),
+                     "Index \(index) is out of range for the list nested in '\(location.name)', which holds \(count) elements (\(operation)).")
+        location.modify { value in
+            guard case .list(var values) = value else { return }
+            change(&values)
+            value = .list(values)
+        }
     }
 
     public var startIndex: Int { 0 }
@@ -36,12 +70,18 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
 
     /// The number of elements now.
     public var count: Int {
+        if nested != nil { return nestedValues.count }
         guard let parent else { return unmanagedElements.count }
         return ManagedCollection.count(parent, column)
     }
 
     public subscript(position: Int) -> Element {
         get {
+            if nested != nil {
+                let values = nestedValues
+                precondition(position >= 0 && position < values.count, "Index \(position) is out of range for the list nested in '\(nested!.name)', which holds \(values.count) elements.")
+                return nestedElement(values[position], at: position)
+            }
             guard let parent else { return unmanagedElements[position] }
             return Element._floeDecode(ManagedCollection.element(parent, column, at: position, kind: "List"))
         }
@@ -49,13 +89,17 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     }
 
     /// Whether this list belongs to a frozen object.
-    public var isFrozen: Bool { parent?.source.isFrozen ?? false }
+    public var isFrozen: Bool { (parent ?? nested?.parent)?.source.isFrozen ?? false }
 
     /// Whether the object owning this list was deleted.
     public var isInvalidated: Bool { parent.map { !$0.exists } ?? false }
 
     /// Appends an element (an unmanaged object is added to the realm).
     public func append(_ element: Element) {
+        if nested != nil {
+            let value = element._floeEncoded.value
+            return modifyNested(index: 0, allowEnd: true, operation: "append") { $0.append(value) }
+        }
         guard let parent else { return unmanagedElements.append(element) }
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(element._floeEncoded) }
     }
@@ -72,6 +116,10 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
 
     /// Inserts an element at `index` (0...count).
     public func insert(_ element: Element, at index: Int) {
+        if nested != nil {
+            let value = element._floeEncoded.value
+            return modifyNested(index: index, allowEnd: true, operation: "insert") { $0.insert(value, at: index) }
+        }
         guard let parent else { return unmanagedElements.insert(element, at: index) }
         ManagedCollection.checkIndex(parent, column, index, allowEnd: true, operation: "insert")
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.insert(element._floeEncoded, at: index) }
@@ -79,6 +127,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
 
     /// Removes the element at `index`.
     public func remove(at index: Int) {
+        if nested != nil { return modifyNested(index: index, allowEnd: false, operation: "remove") { $0.remove(at: index) } }
         guard let parent else { unmanagedElements.remove(at: index); return }
         ManagedCollection.checkIndex(parent, column, index, allowEnd: false, operation: "remove")
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.remove(at: index) }
@@ -92,12 +141,19 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
 
     /// Removes every element.
     public func removeAll() {
+        if nested != nil { return modifyNested(index: 0, allowEnd: true, operation: "removeAll") { $0.removeAll() } }
         guard let parent else { return unmanagedElements.removeAll() }
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.removeAll() }
     }
 
     /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) {
+        if nested != nil {
+            return modifyNested(index: from, allowEnd: false, operation: "move") { values in
+                let value = values.remove(at: from)
+                values.insert(value, at: Swift.min(to, values.count))
+            }
+        }
         guard let parent else {
             let element = unmanagedElements.remove(at: from)
             unmanagedElements.insert(element, at: to)
@@ -118,6 +174,10 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
 
     /// Replaces the element at `index`.
     public func replace(index: Int, object: Element) {
+        if nested != nil {
+            let value = object._floeEncoded.value
+            return modifyNested(index: index, allowEnd: false, operation: "replace") { $0[index] = value }
+        }
         guard let parent else { unmanagedElements[index] = object; return }
         ManagedCollection.checkIndex(parent, column, index, allowEnd: false, operation: "replace")
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.set(object._floeEncoded, at: index) }

@@ -15,6 +15,8 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     private var unmanagedEntries: [String: Value]
     let parent: ObjectBinding?
     let column: Int
+    /// Set for a dictionary nested in a mixed property (then `Value` is `AnyRealmValue`).
+    let nested: NestedLocation?
 
     /// An empty, unmanaged map.
     public init() {
@@ -22,22 +24,51 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
         unmanagedEntries = [:]
         parent = nil
         column = -1
+        nested = nil
     }
 
     init(parent: ObjectBinding, column: Int) {
         unmanagedEntries = [:]
         self.parent = parent
         self.column = column
+        nested = nil
+    }
+
+    init(nestedIn location: NestedLocation) {
+        unmanagedEntries = [:]
+        parent = nil
+        column = -1
+        nested = location
+    }
+
+    private var nestedEntries: [Floe.Value.MapEntry] {
+        if case .dictionary(let entries) = nested!.read() { return entries }
+        return []
+    }
+
+    private func nestedValue(_ stored: Floe.Value, key: String) -> Value {
+        let location = nested!
+        return Value._floeDecode(_FloeValue(stored, parent: location.parent, column: location.column, path: location.path + [.key(key)]))
+    }
+
+    /// Changes a nested dictionary and rewrites the property; keys are checked as for maps.
+    private func modifyNested(_ change: @escaping (inout [Floe.Value.MapEntry]) -> Void) {
+        nested!.modify { value in
+            guard case .dictionary(var entries) = value else { return }
+            change(&entries)
+            value = .dictionary(entries)
+        }
     }
 
     /// The number of entries now.
     public var count: Int {
+        if nested != nil { return nestedEntries.count }
         guard let parent else { return unmanagedEntries.count }
         return ManagedCollection.count(parent, column)
     }
 
     /// Whether this map belongs to a frozen object.
-    public var isFrozen: Bool { parent?.source.isFrozen ?? false }
+    public var isFrozen: Bool { (parent ?? nested?.parent)?.source.isFrozen ?? false }
 
     /// Whether the object owning this map was deleted.
     public var isInvalidated: Bool { parent.map { !$0.exists } ?? false }
@@ -46,6 +77,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     public subscript(key: Key) -> Value? {
         get {
             let key = key as! String
+            if nested != nil { return nestedEntries.first { $0.key == key }.map { nestedValue($0.value, key: key) } }
             guard let parent else { return unmanagedEntries[key] }
             do {
                 guard let stored = try parent.source.currentReader().mapValue(forKey: key, in: parent.tableBinding.table, key: parent.key, column: column) else {
@@ -64,6 +96,17 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     /// Sets the value for `key`.
     public func updateValue(_ value: Value, forKey key: Key) {
         let key = key as! String
+        if nested != nil {
+            let stored = value._floeEncoded.value
+            return modifyNested { entries in
+                if let position = entries.firstIndex(where: { $0.key == key }) {
+                    entries[position].value = stored
+                } else {
+                    entries.append(Floe.Value.MapEntry(key: key, value: stored))
+                    entries.sort { $0.key < $1.key }
+                }
+            }
+        }
         guard let parent else {
             unmanagedEntries[key] = value
             return
@@ -79,6 +122,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     /// Removes the entry for `key`.
     public func removeObject(for key: Key) {
         let key = key as! String
+        if nested != nil { return modifyNested { $0.removeAll { $0.key == key } } }
         guard let parent else {
             unmanagedEntries[key] = nil
             return
@@ -88,6 +132,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
 
     /// Removes every entry.
     public func removeAll() {
+        if nested != nil { return modifyNested { $0.removeAll() } }
         guard let parent else { return unmanagedEntries.removeAll() }
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.removeAll() }
     }
@@ -113,6 +158,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     }
 
     private func entries() -> [(key: Key, value: Value)] {
+        if nested != nil { return nestedEntries.map { ($0.key as! Key, nestedValue($0.value, key: $0.key)) } }
         guard let parent else {
             return unmanagedEntries.keys.sorted().map { ($0 as! Key, unmanagedEntries[$0]!) }
         }

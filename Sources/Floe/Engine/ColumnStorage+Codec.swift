@@ -87,10 +87,22 @@ extension ColumnStorage {
         case .uuid(let word): writer.append(UInt8(10)); writer.append(word.high); writer.append(word.low)
         case .link(let key): writer.append(UInt8(11)); writer.append(key)
         case .typedLink(let table, let key): writer.append(UInt8(12)); writer.appendString(table); writer.append(key)
+        case .list(let values):
+            writer.append(UInt8(13))
+            writer.append(UInt32(values.count))
+            for value in values { encodeValue(value, into: &writer) }
+        case .dictionary(let entries):
+            writer.append(UInt8(14))
+            writer.append(UInt32(entries.count))
+            for entry in entries {
+                writer.appendString(entry.key)
+                encodeValue(entry.value, into: &writer)
+            }
         }
     }
 
-    static func decodeValue(from reader: inout ByteReader) throws -> Value {
+    static func decodeValue(from reader: inout ByteReader, depth: Int = 0) throws -> Value {
+        guard depth <= Value.maximumNesting else { throw DecodeFailure("a mixed value nests collections more than \(Value.maximumNesting) levels deep") }
         let tag = try reader.read(UInt8.self)
         switch tag {
         case 0: return .null
@@ -106,6 +118,23 @@ extension ColumnStorage {
         case 10: return .uuid(Word128(high: try reader.read(UInt64.self), low: try reader.read(UInt64.self)))
         case 11: return .link(try reader.read(Int64.self))
         case 12: return .typedLink(table: try reader.readString(), key: try reader.read(Int64.self))
+        case 13:
+            let count = Int(try reader.read(UInt32.self))
+            guard count <= reader.remaining else { throw DecodeFailure("a nested list claims \(count) values") }
+            var values: [Value] = []
+            values.reserveCapacity(count)
+            for _ in 0..<count { values.append(try decodeValue(from: &reader, depth: depth + 1)) }
+            return .list(values)
+        case 14:
+            let count = Int(try reader.read(UInt32.self))
+            guard count <= reader.remaining else { throw DecodeFailure("a nested dictionary claims \(count) entries") }
+            var entries: [Value.MapEntry] = []
+            entries.reserveCapacity(count)
+            for _ in 0..<count {
+                let key = try reader.readString()
+                entries.append(Value.MapEntry(key: key, value: try decodeValue(from: &reader, depth: depth + 1)))
+            }
+            return .dictionary(entries)
         default: throw DecodeFailure("unknown value tag \(tag)")
         }
     }

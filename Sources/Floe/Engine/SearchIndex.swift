@@ -27,6 +27,10 @@ enum SearchIndex {
         case .decimal128(let word), .objectId(let word), .uuid(let word): return Int64(bitPattern: mix(word.high ^ mix(word.low, 8), 9))
         case .link(let key): return Int64(bitPattern: mix(UInt64(bitPattern: key), 11))
         case .typedLink(let table, let key): return Int64(bitPattern: mix(fnv1a(table.utf8, seed: 12) ^ UInt64(bitPattern: key), 12))
+        case .list, .dictionary:
+            var writer = ByteWriter()
+            ColumnStorage.encodeValue(value, into: &writer)
+            return Int64(bitPattern: fnv1a(writer.bytes, seed: 13))
         }
     }
 

@@ -35,6 +35,32 @@
     case link(Int64)
     /// An object in any table (mixed columns only).
     case typedLink(table: String, key: Int64)
+    /// A list of values nested in a mixed cell (stored inline, with the cell).
+    case list([Value])
+    /// A dictionary of values nested in a mixed cell, keys ascending (stored inline, with the cell).
+    case dictionary([MapEntry])
+
+    /// One entry of a nested dictionary.
+    public struct MapEntry: Sendable, Hashable {
+        public var key: String
+        public var value: Value
+        public init(key: String, value: Value) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// How many levels of nested lists and dictionaries a mixed value may hold.
+    public static let maximumNesting = 100
+
+    /// The depth of nested collections in this value (0 for a scalar).
+    public var nestingDepth: Int {
+        switch self {
+        case .list(let values): return 1 + (values.map(\.nestingDepth).max() ?? 0)
+        case .dictionary(let entries): return 1 + (entries.map(\.value.nestingDepth).max() ?? 0)
+        default: return 0
+        }
+    }
 
     /// The column type a value of this case belongs to (nil for `.null`).
     public var naturalType: ColumnType? {
@@ -51,7 +77,7 @@
         case .objectId: return .objectId
         case .uuid: return .uuid
         case .link: return .link
-        case .typedLink: return .mixed
+        case .typedLink, .list, .dictionary: return .mixed
         }
     }
 
@@ -89,6 +115,9 @@
         case .uuid(let value): return "uuid(\(value.high), \(value.low))"
         case .link(let key): return "link(\(key))"
         case .typedLink(let table, let key): return "link(\(table), \(key))"
+        case .list(let values): return "[" + values.prefix(8).map(\.debugText).joined(separator: ", ") + (values.count > 8 ? ", …]" : "]")
+        case .dictionary(let entries):
+            return "[" + entries.prefix(8).map { "\"\($0.key)\": \($0.value.debugText)" }.joined(separator: ", ") + (entries.count > 8 ? ", …]" : "]")
         }
     }
 }
@@ -113,6 +142,15 @@ extension Value {
         case let (.typedLink(t1, k1), .typedLink(t2, k2)):
             if t1 != t2 { return t1 < t2 ? -1 : 1 }
             return k1 == k2 ? 0 : (k1 < k2 ? -1 : 1)
+        case let (.list(a), .list(b)):
+            for (x, y) in zip(a, b) where compare(x, y) != 0 { return compare(x, y) }
+            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+        case let (.dictionary(a), .dictionary(b)):
+            for (x, y) in zip(a, b) {
+                if x.key != y.key { return x.key < y.key ? -1 : 1 }
+                if compare(x.value, y.value) != 0 { return compare(x.value, y.value) }
+            }
+            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
         default: return 0
         }
     }
@@ -137,6 +175,8 @@ extension Value {
         case .uuid: return 10
         case .link: return 11
         case .typedLink: return 12
+        case .list: return 13
+        case .dictionary: return 14
         }
     }
 }

@@ -441,6 +441,25 @@
         return node.spec.columns[column]
     }
 
+    /// Objects named inside nested lists and dictionaries must exist.
+    private func checkNestedLinks(_ value: Value, table: String, column: String) throws(FloeError) {
+        switch value {
+        case .typedLink(let target, let key):
+            guard let handle = try tableIfPresent(named: target), try contains(key, in: handle) else {
+                throw .invalidLink(table: table, column: column, target: target, key: key)
+            }
+        case .list(let values): for element in values { try checkNestedLinks(element, table: table, column: column) }
+        case .dictionary(let entries):
+            for entry in entries {
+                if entry.key.contains(".") || entry.key.hasPrefix("$") || entry.key.isEmpty {
+                    throw .invalidMapKey(table: table, column: column, key: entry.key)
+                }
+                try checkNestedLinks(entry.value, table: table, column: column)
+            }
+        default: break
+        }
+    }
+
     /// The value as the column stores it, or the typed error that names what is wrong.
     private func checked(_ value: Value, for column: ColumnSpec, in table: String) throws(FloeError) -> Value {
         // Built only on failure: describing an enum goes through reflection, far too slow per value.
@@ -474,6 +493,11 @@
             break
         }
         if column.type == .mixed {
+            if value.nestingDepth > Value.maximumNesting {
+                throw .typeMismatch(table: table, column: column.name, expected: "a mixed value nesting at most \(Value.maximumNesting) levels of lists and dictionaries",
+                                    value: "\(value.nestingDepth) levels")
+            }
+            try checkNestedLinks(value, table: table, column: column.name)
             if case .link = value {
                 throw .typeMismatch(table: table, column: column.name, expected: "a mixed value (links in mixed columns name their table)", value: value.debugText)
             }

@@ -13,7 +13,7 @@ import Foundation
 /// dog.companion = .object(otherDog)
 /// if case .object(let companion) = dog.companion { print(companion) }
 /// ```
-public enum AnyRealmValue: Hashable {
+public enum AnyRealmValue {
     case none
     case int(Int)
     case bool(Bool)
@@ -26,6 +26,37 @@ public enum AnyRealmValue: Hashable {
     case decimal128(Decimal128)
     case uuid(UUID)
     case object(Object)
+    /// A list of mixed values (lists and dictionaries nest up to 100 levels).
+    case list(List<AnyRealmValue>)
+    /// A dictionary of mixed values.
+    case dictionary(Map<String, AnyRealmValue>)
+
+    /// A `.list` holding `values` (nested arrays and dictionaries become nested collections).
+    ///
+    /// ```swift
+    /// dog.companion = AnyRealmValue.fromArray([.string("a"), .int(1)])
+    /// ```
+    public static func fromArray(_ values: [AnyRealmValue]) -> AnyRealmValue {
+        let list = List<AnyRealmValue>()
+        list.append(objectsIn: values)
+        return .list(list)
+    }
+
+    /// A `.dictionary` holding `entries`.
+    ///
+    /// ```swift
+    /// dog.companion = AnyRealmValue.fromDictionary(["name": .string("Spot"), "age": .int(3)])
+    /// ```
+    public static func fromDictionary(_ entries: [String: AnyRealmValue]) -> AnyRealmValue {
+        let map = Map<String, AnyRealmValue>()
+        for key in entries.keys.sorted() { map[key] = entries[key]! }
+        return .dictionary(map)
+    }
+
+    /// The nested list, or nil for other kinds.
+    public var listValue: List<AnyRealmValue>? { if case .list(let value) = self { return value }; return nil }
+    /// The nested dictionary, or nil for other kinds.
+    public var dictionaryValue: Map<String, AnyRealmValue>? { if case .dictionary(let value) = self { return value }; return nil }
 
     /// The `Int`, or nil for other kinds.
     public var intValue: Int? { if case .int(let value) = self { return value }; return nil }
@@ -61,6 +92,16 @@ extension AnyRealmValue: _Persistable {
         case .decimal128: return .decimal128(Decimal128._floeDecode(stored))
         case .objectId: return .objectId(ObjectId._floeDecode(stored))
         case .uuid: return .uuid(UUID._floeDecode(stored))
+        case .list(let values):
+            if let parent = stored.parent, stored.column >= 0 {
+                return .list(List(nestedIn: NestedLocation(parent: parent, column: stored.column, path: stored.path ?? [])))
+            }
+            return fromArray(values.map { _floeDecode(_FloeValue($0)) })
+        case .dictionary(let entries):
+            if let parent = stored.parent, stored.column >= 0 {
+                return .dictionary(Map(nestedIn: NestedLocation(parent: parent, column: stored.column, path: stored.path ?? [])))
+            }
+            return fromDictionary(Dictionary(uniqueKeysWithValues: entries.map { ($0.key, _floeDecode(_FloeValue($0.value))) }))
         case .typedLink(let table, let key):
             guard let source = stored.parent?.source, let type = source.modelType(named: table),
                   let object = source.linkedObject(type, key: key) as? Object else {
@@ -88,6 +129,25 @@ extension AnyRealmValue: _Persistable {
                 return _FloeValue(.typedLink(table: binding.className, key: binding.key), object: object)
             }
             return _FloeValue(.null, object: object)
+        case .list(let list):
+            // Nested collections are stored whole; objects inside them must already be managed.
+            return _FloeValue(.list(list.map { $0._floeEncoded.value }))
+        case .dictionary(let map):
+            return _FloeValue(.dictionary(map.map { Value.MapEntry(key: $0.key, value: $0.value._floeEncoded.value) }))
         }
+    }
+}
+
+extension AnyRealmValue: Hashable {
+    /// Values compare by value; nested lists and dictionaries by their elements; objects as objects do.
+    public static func == (lhs: AnyRealmValue, rhs: AnyRealmValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.object(a), .object(b)): return a == b
+        default: return lhs._floeEncoded.value == rhs._floeEncoded.value && lhs.objectValue == nil && rhs.objectValue == nil
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        if case .object(let object) = self { hasher.combine(object) } else { hasher.combine(_floeEncoded.value) }
     }
 }

@@ -16,9 +16,12 @@ public struct _FloeValue {
     var elements: [_FloeValue]?
     /// For map properties of unmanaged objects: the keys of `elements`.
     var keys: [String]?
+    /// For values read from inside a mixed property's nested collections: where they sit.
+    var path: [NestedLocation.Step]?
 
     init(_ value: Value, object: ObjectBase? = nil, parent: ObjectBinding? = nil, nested: Any? = nil,
-         column: Int = -1, elements: [_FloeValue]? = nil, keys: [String]? = nil) {
+         column: Int = -1, elements: [_FloeValue]? = nil, keys: [String]? = nil, path: [NestedLocation.Step]? = nil) {
+        self.path = path
         self.value = value
         self.object = object
         self.parent = parent

@@ -242,12 +242,13 @@ extension RealmCore {
             let table = try transaction.table(named: name)
             let spec = try transaction.spec(of: table)
             for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .mixed && columnSpec.collection == .single {
-                var holding: [Int64] = []
+                var holding: [(Int64, Value)] = []
                 try transaction.forEachValue(in: table, column: column) { source, value in
-                    if value == .typedLink(table: target, key: key) { holding.append(source) }
+                    let cleared = value.clearingLinks(to: target, key: key)
+                    if cleared != value { holding.append((source, cleared)) }
                     return true
                 }
-                for source in holding { try transaction.setValue(.null, in: table, key: source, column: column) }
+                for (source, cleared) in holding { try transaction.setValue(cleared, in: table, key: source, column: column) }
             }
             for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .link && columnSpec.linkTarget == target {
                 if columnSpec.collection == .single {
@@ -315,5 +316,19 @@ extension TableBinding {
     /// The property persisted under `column` (an engine column name), if any.
     func propertyOfColumnNamed(_ column: String) -> Int? {
         schema.properties.firstIndex { $0.persistedName == column }
+    }
+}
+
+extension Value {
+    /// This value with every link to the object `key` of `table` made null, nested
+    /// collections included.
+    func clearingLinks(to table: String, key: Int64) -> Value {
+        switch self {
+        case .typedLink(let target, let linked) where target == table && linked == key: return .null
+        case .list(let values): return .list(values.map { $0.clearingLinks(to: table, key: key) })
+        case .dictionary(let entries):
+            return .dictionary(entries.map { MapEntry(key: $0.key, value: $0.value.clearingLinks(to: table, key: key)) })
+        default: return self
+        }
     }
 }

@@ -138,6 +138,19 @@ enum ValueCoercion {
             return _FloeValue(.double(number.doubleValue))
         }
         if let string = value as? NSString { return _FloeValue(.string(string as String)) }
+        // Arrays and dictionaries (JSON's too) become nested lists and dictionaries.
+        if let array = value as? [Any] {
+            var values: [Value] = []
+            for element in array { values.append(try coerceMixed(element, to: property, in: className, core: core).value) }
+            return _FloeValue(.list(values))
+        }
+        if let dictionary = value as? [String: Any] {
+            var entries: [Value.MapEntry] = []
+            for key in dictionary.keys.sorted() {
+                entries.append(Value.MapEntry(key: key, value: try coerceMixed(dictionary[key]!, to: property, in: className, core: core).value))
+            }
+            return _FloeValue(.dictionary(entries))
+        }
         throw .typeMismatch(table: className, column: property.name, expected: "AnyRealmValue", value: describe(value))
     }
 

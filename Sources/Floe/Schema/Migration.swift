@@ -256,6 +256,8 @@ final class Migrator {
         case .uuid(let word): return UUID._floeDecode(_FloeValue(.uuid(word)))
         case .link(let key): return key
         case .typedLink(_, let key): return key
+        case .list(let values): return values.map(swiftValue)
+        case .dictionary(let entries): return Dictionary(uniqueKeysWithValues: entries.map { ($0.key, swiftValue($0.value) as Any) })
         }
     }
 
