@@ -97,5 +97,12 @@ extension AnyRealmValueTests {
             }
         }
         #expect(error?.description.contains("at most 100 levels") == true)
+        // An unmanaged object inside a nested collection is refused, not dropped.
+        let unmanaged = await #expect(throws: FloeError.self) {
+            try await realm.write { realm in
+                realm.objects(Mixed.Dog.self).first!.companion = AnyRealmValue.fromArray([.object(Mixed.Dog())])
+            }
+        }
+        #expect(unmanaged?.description.contains("add it to the realm first") == true)
     }
 }

@@ -158,5 +158,9 @@ extension ListTests {
         #expect(seen == ["a,b", "Rex", "Oslo", "Frogner", "a,b", "true 1"])
         let thawed = try await realm.read { realm in realm.thaw(names).map { Array($0) } }
         #expect(thawed == ["a", "b", "c"])
+        let thawedOther = try await other.read { realm in
+            [realm.thaw(cities).map { Array($0).joined() } ?? "-", realm.thaw(parks).map { $0["Oslo"] ?? "-" } ?? "-", "\(cities.contains("Oslo"))"]
+        }
+        #expect(thawedOther == ["Oslo", "Vigeland", "true"])
     }
 }

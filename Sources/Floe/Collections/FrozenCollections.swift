@@ -26,6 +26,24 @@ public struct FrozenList<Element: _Persistable>: RandomAccessCollection, Sendabl
     public var version: UInt64 { snapshot.version }
 }
 
+/// A frozen set: one object's set at one version, `Sendable` and unchanging.
+public struct FrozenSet<Element: _Persistable>: RandomAccessCollection, Sendable {
+    let elements: FrozenList<Element>
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { elements.endIndex }
+    public subscript(position: Int) -> Element { elements[position] }
+
+    /// Whether the set held `element` at this version.
+    public func contains(_ element: Element) -> Bool {
+        let parent = ObjectBinding(source: FrozenSource(snapshot: elements.snapshot), tableBinding: elements.binding, key: elements.key)
+        return MutableSet<Element>(parent: parent, column: elements.column).contains(element)
+    }
+
+    /// Always true.
+    public var isFrozen: Bool { true }
+}
+
 /// A frozen map: one object's map at one version, `Sendable` and unchanging.
 public struct FrozenMap<Key: Hashable & Comparable, Value: _Persistable>: Sequence, Sendable {
     let snapshot: Snapshot
@@ -71,9 +89,9 @@ extension List {
 
 extension MutableSet {
     /// A frozen, `Sendable` view of this set at its realm's last committed version.
-    public func freeze() throws -> FrozenList<Element> {
+    public func freeze() throws -> FrozenSet<Element> {
         let (snapshot, parent) = try ManagedCollection.frozenSnapshot(parent, kind: "MutableSet<\(Element.self)>")
-        return FrozenList(snapshot: snapshot, binding: parent.tableBinding, key: parent.key, column: column)
+        return FrozenSet(elements: FrozenList(snapshot: snapshot, binding: parent.tableBinding, key: parent.key, column: column))
     }
 }
 
@@ -92,7 +110,7 @@ extension Frozen {
     }
 
     /// A frozen object's set, frozen too.
-    public subscript<Element>(dynamicMember keyPath: KeyPath<Model, MutableSet<Element>>) -> FrozenList<Element> {
+    public subscript<Element>(dynamicMember keyPath: KeyPath<Model, MutableSet<Element>>) -> FrozenSet<Element> {
         try! makeModel()[keyPath: keyPath].freeze()
     }
 
@@ -113,9 +131,26 @@ extension RealmCore {
     }
 }
 
+extension RealmCore {
+    func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? {
+        let list = frozen.elements
+        guard let reader = try? currentReader(), (try? reader.contains(list.key, in: list.binding.table)) == true else { return nil }
+        return MutableSet(parent: ObjectBinding(source: self, tableBinding: list.binding, key: list.key), column: list.column)
+    }
+
+    func thaw<Key, Value>(_ frozen: FrozenMap<Key, Value>) -> Map<Key, Value>? {
+        guard let reader = try? currentReader(), (try? reader.contains(frozen.key, in: frozen.binding.table)) == true else { return nil }
+        return Map(parent: ObjectBinding(source: self, tableBinding: frozen.binding, key: frozen.key), column: frozen.column)
+    }
+}
+
 extension Realm {
     /// The live counterpart of a frozen list, or nil if its object was deleted since.
-    public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? {
-        core.thaw(frozen)
-    }
+    public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? { core.thaw(frozen) }
+
+    /// The live counterpart of a frozen set, or nil if its object was deleted since.
+    public func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? { core.thaw(frozen) }
+
+    /// The live counterpart of a frozen map, or nil if its object was deleted since.
+    public func thaw<Key, Value>(_ frozen: FrozenMap<Key, Value>) -> Map<Key, Value>? { core.thaw(frozen) }
 }

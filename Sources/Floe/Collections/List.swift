@@ -42,6 +42,11 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         nested = location
     }
 
+    /// An element's stored form inside a nested collection (unmanaged objects marked, so the write refuses them).
+    static func nestedValue(_ element: Element) -> Value {
+        (element as? AnyRealmValue)?.nestedEncoding ?? element._floeEncoded.value
+    }
+
     private var nestedValues: [Value] {
         if case .list(let values) = nested!.read() { return values }
         return []
@@ -97,7 +102,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     /// Appends an element (an unmanaged object is added to the realm).
     public func append(_ element: Element) {
         if nested != nil {
-            let value = element._floeEncoded.value
+            let value = Self.nestedValue(element)
             return modifyNested(index: 0, allowEnd: true, operation: "append") { $0.append(value) }
         }
         guard let parent else { return unmanagedElements.append(element) }
@@ -117,7 +122,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     /// Inserts an element at `index` (0...count).
     public func insert(_ element: Element, at index: Int) {
         if nested != nil {
-            let value = element._floeEncoded.value
+            let value = Self.nestedValue(element)
             return modifyNested(index: index, allowEnd: true, operation: "insert") { $0.insert(value, at: index) }
         }
         guard let parent else { return unmanagedElements.insert(element, at: index) }
@@ -175,7 +180,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     /// Replaces the element at `index`.
     public func replace(index: Int, object: Element) {
         if nested != nil {
-            let value = object._floeEncoded.value
+            let value = Self.nestedValue(object)
             return modifyNested(index: index, allowEnd: false, operation: "replace") { $0[index] = value }
         }
         guard let parent else { unmanagedElements[index] = object; return }

@@ -97,7 +97,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     public func updateValue(_ value: Value, forKey key: Key) {
         let key = key as! String
         if nested != nil {
-            let stored = value._floeEncoded.value
+            let stored = (value as? AnyRealmValue)?.nestedEncoding ?? value._floeEncoded.value
             return modifyNested { entries in
                 if let position = entries.firstIndex(where: { $0.key == key }) {
                     entries[position].value = stored

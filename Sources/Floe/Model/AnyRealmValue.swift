@@ -131,10 +131,24 @@ extension AnyRealmValue: _Persistable {
             return _FloeValue(.null, object: object)
         case .list(let list):
             // Nested collections are stored whole; objects inside them must already be managed.
-            return _FloeValue(.list(list.map { $0._floeEncoded.value }))
+            return _FloeValue(.list(list.map { $0.nestedEncoding }))
         case .dictionary(let map):
-            return _FloeValue(.dictionary(map.map { Value.MapEntry(key: $0.key, value: $0.value._floeEncoded.value) }))
+            return _FloeValue(.dictionary(map.map { Value.MapEntry(key: $0.key, value: $0.value.nestedEncoding) }))
         }
+    }
+}
+
+extension AnyRealmValue {
+    /// The table name an unmanaged object inside a nested collection is marked with, so that
+    /// the write refuses it instead of storing nothing.
+    static let unmanagedMarker = "(unmanaged)"
+
+    /// The stored form inside a nested collection.
+    var nestedEncoding: Value {
+        if case .object(let object) = self, object._floeBinding == nil {
+            return .typedLink(table: Self.unmanagedMarker + type(of: object).className(), key: .min)
+        }
+        return _floeEncoded.value
     }
 }
 

@@ -101,6 +101,12 @@ extension Realm {
 
         /// The live counterpart of a frozen list, or nil if its object was deleted since.
         public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? { core.thaw(frozen) }
+
+        /// The live counterpart of a frozen set, or nil if its object was deleted since.
+        public func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? { core.thaw(frozen) }
+
+        /// The live counterpart of a frozen map, or nil if its object was deleted since.
+        public func thaw<Key, Value>(_ frozen: FrozenMap<Key, Value>) -> Map<Key, Value>? { core.thaw(frozen) }
     }
 
     /// The realm's synchronous read API, handed to the closure of ``Realm/read(_:)``.
@@ -129,5 +135,11 @@ extension Realm {
 
         /// The live counterpart of a frozen list, or nil if its object was deleted since.
         public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? { core.thaw(frozen) }
+
+        /// The live counterpart of a frozen set, or nil if its object was deleted since.
+        public func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? { core.thaw(frozen) }
+
+        /// The live counterpart of a frozen map, or nil if its object was deleted since.
+        public func thaw<Key, Value>(_ frozen: FrozenMap<Key, Value>) -> Map<Key, Value>? { core.thaw(frozen) }
     }
 }

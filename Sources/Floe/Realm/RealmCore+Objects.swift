@@ -99,6 +99,9 @@ extension RealmCore {
     /// The stored form of a value bound for `column`: a link to a managed object, or to one
     /// added or created for it.
     func resolve(_ value: _FloeValue, for binding: TableBinding, column: Int, owner: Int64, update: Realm.UpdatePolicy = .error) throws(FloeError) -> Value {
+        if let className = value.value.unmanagedObjectInside() {
+            throw .objectNotInRealm(className: className, detail: "inside a nested AnyRealmValue collection of '\(binding.schema.className).\(binding.propertyName(ofColumn: column))' is not managed; add it to the realm first")
+        }
         guard value.object != nil || value.nested != nil else { return value.value }
         guard let propertyIndex = binding.propertyOfColumn[column] else { return value.value }
         if binding.schema.properties[propertyIndex].type.columnType == .mixed, let object = value.object {
@@ -320,6 +323,17 @@ extension TableBinding {
 }
 
 extension Value {
+    /// The class of an unmanaged object marked inside nested collections, if any.
+    func unmanagedObjectInside() -> String? {
+        switch self {
+        case .typedLink(let table, _) where table.hasPrefix(AnyRealmValue.unmanagedMarker):
+            return String(table.dropFirst(AnyRealmValue.unmanagedMarker.count))
+        case .list(let values): return values.lazy.compactMap { $0.unmanagedObjectInside() }.first
+        case .dictionary(let entries): return entries.lazy.compactMap { $0.value.unmanagedObjectInside() }.first
+        default: return nil
+        }
+    }
+
     /// This value with every link to the object `key` of `table` made null, nested
     /// collections included.
     func clearingLinks(to table: String, key: Int64) -> Value {
