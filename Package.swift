@@ -19,7 +19,7 @@ let package = Package(
         .executableTarget(name: "floe", dependencies: ["Floe"]),
         // A child process the crash tests start and kill at random points.
         .executableTarget(name: "FloeCrashChild", dependencies: ["Floe"], path: "Tests/FloeCrashChild"),
-        .testTarget(name: "FloeTests", dependencies: ["Floe", "FloeCrashChild"]),
+        .testTarget(name: "FloeTests", dependencies: ["Floe", "FloeCrashChild", "floe"]),
     ],
     swiftLanguageModes: [.v6]
 )
