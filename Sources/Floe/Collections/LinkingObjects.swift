@@ -44,22 +44,9 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection {
             guard let table = try reader.tableIfPresent(named: origin.className),
                   let property = origin.property(named: originProperty) else { return [] }
             let spec = try reader.spec(of: table)
-            guard let column = spec.columnIndex(named: property.persistedName) else { return [] }
-            let target = Value.link(parent.key)
-            var keys: [Int64] = []
-            if spec.columns[column].collection == .single {
-                try reader.forEachValue(in: table, column: column) { key, value in
-                    if value == target { keys.append(key) }
-                    return true
-                }
-            } else {
-                for key in try reader.objectKeys(in: table) {
-                    let elements = spec.columns[column].collection == .map
-                        ? try reader.mapEntries(in: table, key: key, column: column).map(\.value)
-                        : try reader.collectionElements(in: table, key: key, column: column)
-                    for element in elements where element == target { keys.append(key) }
-                }
-            }
+            guard let column = spec.columnIndex(named: property.persistedName), spec.columns[column].type == .link else { return [] }
+            // The engine keeps the column's backlinks: no scan of the origin table.
+            let keys = try reader.linkingObjects(in: table, column: column, to: parent.key)
             return keys
         } catch {
             preconditionFailure("LinkingObjects<\(Element.className())>.\(originProperty): \(error)")

@@ -4,7 +4,7 @@ extension ClusterTree {
                        context: WriteContext) throws(FloeError) -> NodeRef<ClusterNode> {
         guard let root else {
             let leaf = ClusterNode(leafKeys: [key], columns: table.columns.enumerated().map { index, column in
-                var storage = ColumnStorage(layout: column.layout, type: column.type, nullable: column.isNullable)
+                var storage = ColumnStorage(layout: column.layout, type: column.type, nullable: column.storesNulls)
                 storage.append(row[index])
                 return NodeRef(ColumnNode(storage: storage))
             })

@@ -45,8 +45,41 @@ enum StoreVerifier {
                 }
                 try checkCollectionsAndKeys(of: table, into: &report)
                 try checkSearchIndexes(of: table, into: &report)
+                try checkBacklinks(of: table, into: &report)
             } catch {
                 report.problems.append("\(error)")
+            }
+        }
+    }
+
+    /// Every link appears in its column's backlinks, and nothing else does.
+    private static func checkBacklinks(of table: TableNode, into report: inout VerificationReport) throws {
+        for (column, spec) in table.spec.columns.enumerated() where spec.type == .link {
+            var expected: [Int64: [Int64]] = [:]
+            try ClusterTree.forEachLeaf(in: table.root) { leaf throws(FloeError) in
+                let storage = try leaf.columns[column].load().storage
+                for row in 0..<leaf.keys.count {
+                    let targets = storage.layout == .collections ? try CollectionTree.allElements(storage.collections[row]) : [storage.value(at: row)]
+                    for case .link(let target) in targets { expected[target, default: []].append(leaf.keys[row]) }
+                }
+                return true
+            }
+            let root = table.indexRoots[column]
+            try ClusterTree.checkInvariants(of: root, table: SearchIndex.entrySpec)
+            var found = 0
+            try ClusterTree.forEachLeaf(in: root) { leaf throws(FloeError) in
+                for target in leaf.keys {
+                    let origins = try SearchIndex.candidates(for: .int(target), in: root).sorted()
+                    found += origins.count
+                    if origins != (expected[target] ?? []).sorted() {
+                        report.problems.append("the backlinks of '\(table.spec.name).\(spec.name)' to object \(target) are \(origins), the links say \((expected[target] ?? []).sorted())")
+                    }
+                }
+                return true
+            }
+            let total = expected.values.reduce(0) { $0 + $1.count }
+            if found != total {
+                report.problems.append("the backlinks of '\(table.spec.name).\(spec.name)' hold \(found) links, the column \(total)")
             }
         }
     }

@@ -116,8 +116,13 @@ extension ColumnSpec {
     /// under its primary key value, so lookups need no index and inserts maintain none.
     var isObjectKey: Bool { isPrimaryKey && type == .int && !isNullable && collection == .single }
 
-    /// Whether the engine keeps a search index for this column.
-    var hasSearchIndex: Bool { (isIndexed || isPrimaryKey) && collection == .single && !isObjectKey }
+    /// Whether the column's storage keeps null flags: optional columns, and every single link
+    /// (a link may always be null; without the flag a null link would read as object key 0).
+    var storesNulls: Bool { isNullable || (type == .link && collection == .single) }
+
+    /// Whether the engine keeps a search index for this column. (A link column's index slot
+    /// holds its backlinks instead.)
+    var hasSearchIndex: Bool { (isIndexed || isPrimaryKey) && collection == .single && !isObjectKey && type != .link }
 
     /// How a leaf lays this column out.
     var layout: ColumnStorage.Layout {

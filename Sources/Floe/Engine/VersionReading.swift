@@ -71,6 +71,14 @@
         return leaf.keys[row]
     }
 
+    /// Keys of the objects of `table` whose link `column` (single, list, set or map) points at
+    /// `target`, once per link, in key order: read from the column's backlinks.
+    public func linkingObjects(in table: TableHandle, column: Int, to target: Int64) throws(FloeError) -> [Int64] {
+        let node = try tableNode(table)
+        precondition(node.spec.columns[column].type == .link, "'\(node.spec.name).\(node.spec.columns[column].name)' is not a link column")
+        return try SearchIndex.candidates(for: .int(target), in: node.indexRoots[column]).sorted()
+    }
+
     /// The leaf holding object `key` and its row there (for callers that cache positions).
     func locate(_ key: Int64, in table: TableHandle) throws(FloeError) -> (leaf: ClusterNode, row: Int)? {
         try ClusterTree.find(key, in: tableNode(table).root)

@@ -130,7 +130,7 @@
         let fill = column.isNullable || column.type == .mixed || column.type == .link ? Value.null : Value.defaultValue(for: column.type)
         var keys: [Int64] = []
         node.root = try ClusterTree.updateEveryLeaf(root: node.root, context: context) { leaf in
-            var storage = ColumnStorage(layout: column.layout, type: column.type, nullable: column.isNullable)
+            var storage = ColumnStorage(layout: column.layout, type: column.type, nullable: column.storesNulls)
             for _ in 0..<leaf.keys.count { storage.append(fill) }
             leaf.columns.append(NodeRef(ColumnNode(storage: storage)))
             keys.append(contentsOf: leaf.keys)
@@ -216,6 +216,11 @@
         for index in columns.indices where columns[index].hasSearchIndex {
             node.indexRoots[index] = try SearchIndex.insert(key, for: row[index], into: node.indexRoots[index], context: context)
         }
+        for index in columns.indices where columns[index].type == .link && columns[index].collection == .single {
+            if case .link(let target) = row[index] {
+                node.indexRoots[index] = try SearchIndex.insert(key, for: .int(target), into: node.indexRoots[index], context: context)
+            }
+        }
     }
 
     /// Sets one column of one object.
@@ -231,6 +236,17 @@
         node.root = root
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
+        if spec.type == .link {
+            let old = columnNode.storage.value(at: row)
+            columnNode.storage.set(value, at: row)
+            if case .link(let target) = old {
+                node.indexRoots[column] = try SearchIndex.remove(key, for: .int(target), from: node.indexRoots[column], context: context)
+            }
+            if case .link(let target) = value {
+                node.indexRoots[column] = try SearchIndex.insert(key, for: .int(target), into: node.indexRoots[column], context: context)
+            }
+            return
+        }
         if spec.isObjectKey, value != .int(key) {
             throw .primaryKeyChanged(className: node.spec.name, property: spec.name, from: "\(key)", to: value.debugText)
         }
@@ -254,9 +270,16 @@
         try requireOpen()
         let node = try mutableTable(table)
         let indexed = node.spec.columns.indices.filter { node.spec.columns[$0].hasSearchIndex }
+        let linking = node.spec.columns.indices.filter { node.spec.columns[$0].type == .link }
         var indexedValues: [Value] = []
-        if !indexed.isEmpty, let (leaf, row) = try ClusterTree.find(key, in: node.root) {
+        var links: [(column: Int, targets: [Value])] = []
+        if !indexed.isEmpty || !linking.isEmpty, let (leaf, row) = try ClusterTree.find(key, in: node.root) {
             for column in indexed { indexedValues.append(try leaf.columns[column].load().storage.value(at: row)) }
+            for column in linking {
+                let storage = try leaf.columns[column].load().storage
+                links.append((column, storage.layout == .collections
+                    ? try CollectionTree.allElements(storage.collections[row]) : [storage.value(at: row)]))
+            }
         }
         let (removed, root) = try ClusterTree.remove(key: key, from: node.root, context: context)
         node.root = root
@@ -264,6 +287,12 @@
         node.count -= 1
         for (column, value) in zip(indexed, indexedValues) {
             node.indexRoots[column] = try SearchIndex.remove(key, for: value, from: node.indexRoots[column], context: context)
+        }
+        // The object's own links leave the backlinks of their columns.
+        for (column, targets) in links {
+            for case .link(let target) in targets {
+                node.indexRoots[column] = try SearchIndex.remove(key, for: .int(target), from: node.indexRoots[column], context: context)
+            }
         }
         return true
     }
@@ -294,6 +323,7 @@
             return try CollectionTree.insert(value, key: nil, at: position, into: root, elementType: spec.type,
                                              nullable: spec.isNullable, context: context)
         }
+        try adjustBacklinks(table, origin: key, column: column, added: [value])
     }
 
     /// Appends to an object's list.
@@ -303,28 +333,35 @@
             return try CollectionTree.insert(value, key: nil, at: try CollectionTree.count(root), into: root,
                                              elementType: spec.type, nullable: spec.isNullable, context: context)
         }
+        try adjustBacklinks(table, origin: key, column: column, added: [value])
     }
 
     /// Replaces the element at `position` of an object's list.
     public func listSet(_ value: Value, at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        var old: Value?
         try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
             let count = try CollectionTree.count(root)
             guard let root, position >= 0 && position < count else {
                 throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
             }
+            if spec.type == .link { old = try CollectionTree.element(at: position, in: root) }
             return try CollectionTree.set(try checked(value, for: spec, in: tableName), at: position, in: root, context: context)
         }
+        try adjustBacklinks(table, origin: key, column: column, removed: old.map { [$0] } ?? [], added: [value])
     }
 
     /// Removes the element at `position` of an object's list, set or map.
     public func collectionRemove(at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        var old: Value?
         try updateCollection(table, key, column, expecting: nil) { spec, tableName, root throws(FloeError) in
             let count = try CollectionTree.count(root)
             guard let root, position >= 0 && position < count else {
                 throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
             }
+            if spec.type == .link { old = try CollectionTree.element(at: position, in: root) }
             return try CollectionTree.remove(at: position, from: root, context: context)
         }
+        try adjustBacklinks(table, origin: key, column: column, removed: old.map { [$0] } ?? [])
     }
 
     /// Moves an element of an object's list from one position to another.
@@ -341,10 +378,13 @@
 
     /// Empties an object's list, set or map.
     public func collectionRemoveAll(in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
-        try updateCollection(table, key, column, expecting: nil) { _, _, root in
+        var old: [Value] = []
+        try updateCollection(table, key, column, expecting: nil) { spec, _, root throws(FloeError) in
+            if spec.type == .link { old = try CollectionTree.allElements(root) }
             context.drop(root)
             return nil
         }
+        try adjustBacklinks(table, origin: key, column: column, removed: old)
     }
 
     /// Adds `value` to an object's set; returns false when it was already there.
@@ -359,6 +399,7 @@
             return try CollectionTree.insert(value, key: nil, at: position, into: root, elementType: spec.type,
                                              nullable: spec.isNullable, context: context)
         }
+        if inserted { try adjustBacklinks(table, origin: key, column: column, added: [value]) }
         return inserted
     }
 
@@ -372,37 +413,59 @@
             removed = true
             return try CollectionTree.remove(at: position, from: root, context: context)
         }
+        if removed { try adjustBacklinks(table, origin: key, column: column, removed: [value]) }
         return removed
     }
 
     /// Sets the value for `mapKey` in an object's map (inserting or replacing).
     public func mapSet(_ value: Value, forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        var old: Value?
         try updateCollection(table, key, column, expecting: .map) { spec, tableName, root throws(FloeError) in
             if mapKey.contains(".") || mapKey.hasPrefix("$") || mapKey.isEmpty {
                 throw .invalidMapKey(table: tableName, column: spec.name, key: mapKey)
             }
             let value = try checked(value, for: spec, in: tableName)
             let (position, found) = try CollectionTree.lowerBound(ofKey: mapKey, in: root)
-            if found, let root { return try CollectionTree.set(value, at: position, in: root, context: context) }
+            if found, let root {
+                if spec.type == .link { old = try CollectionTree.element(at: position, in: root) }
+                return try CollectionTree.set(value, at: position, in: root, context: context)
+            }
             return try CollectionTree.insert(value, key: mapKey, at: position, into: root, elementType: spec.type,
                                              nullable: spec.isNullable, context: context)
         }
+        try adjustBacklinks(table, origin: key, column: column, removed: old.map { [$0] } ?? [], added: [value])
     }
 
     /// Removes `mapKey` from an object's map; returns false when it was not there.
     @discardableResult
     public func mapRemove(forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
         var removed = false
-        try updateCollection(table, key, column, expecting: .map) { _, _, root throws(FloeError) in
+        var old: Value?
+        try updateCollection(table, key, column, expecting: .map) { spec, _, root throws(FloeError) in
             let (position, found) = try CollectionTree.lowerBound(ofKey: mapKey, in: root)
             guard found, let root else { return root }
             removed = true
+            if spec.type == .link { old = try CollectionTree.element(at: position, in: root) }
             return try CollectionTree.remove(at: position, from: root, context: context)
         }
+        try adjustBacklinks(table, origin: key, column: column, removed: old.map { [$0] } ?? [])
         return removed
     }
 
     // MARK: Internals
+
+    /// Keeps a link column's backlinks (in its index slot: target key → origin keys, once per
+    /// link) in step with the links just removed and added by `origin`.
+    private func adjustBacklinks(_ table: TableHandle, origin: Int64, column: Int, removed: [Value] = [], added: [Value] = []) throws(FloeError) {
+        guard try tableNode(table).spec.columns[column].type == .link else { return }
+        let node = try mutableTable(table)
+        for case .link(let target) in removed {
+            node.indexRoots[column] = try SearchIndex.remove(origin, for: .int(target), from: node.indexRoots[column], context: context)
+        }
+        for case .link(let target) in added {
+            node.indexRoots[column] = try SearchIndex.insert(origin, for: .int(target), into: node.indexRoots[column], context: context)
+        }
+    }
 
     private func updateCollection(_ table: TableHandle, _ key: Int64, _ column: Int, expecting kind: CollectionKind?,
                                   _ change: (ColumnSpec, String, NodeRef<CollectionNode>?) throws(FloeError) -> NodeRef<CollectionNode>?) throws(FloeError) {

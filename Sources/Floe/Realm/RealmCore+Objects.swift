@@ -254,26 +254,22 @@ extension RealmCore {
                 for (source, cleared) in holding { try transaction.setValue(cleared, in: table, key: source, column: column) }
             }
             for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .link && columnSpec.linkTarget == target {
-                if columnSpec.collection == .single {
-                    var linking: [Int64] = []
-                    try transaction.forEachValue(in: table, column: column) { source, value in
-                        if value == .link(key) { linking.append(source) }
-                        return true
-                    }
-                    for source in linking { try transaction.setValue(.null, in: table, key: source, column: column) }
-                    continue
-                }
-                // Lists and sets lose the object; maps keep the key with a null value, as Realm's do.
-                for source in try transaction.objectKeys(in: table) {
-                    if columnSpec.collection == .map {
+                // The column's backlinks name exactly the objects that link here.
+                let origins = try transaction.linkingObjects(in: table, column: column, to: key)
+                for source in Set(origins).sorted() {
+                    switch columnSpec.collection {
+                    case .single:
+                        try transaction.setValue(.null, in: table, key: source, column: column)
+                    case .map:
+                        // Maps keep the key with a null value, as Realm's do.
                         for entry in try transaction.mapEntries(in: table, key: source, column: column) where entry.value == .link(key) {
                             try transaction.mapSet(.null, forKey: entry.key, in: table, key: source, column: column)
                         }
-                        continue
-                    }
-                    let elements = try transaction.collectionElements(in: table, key: source, column: column)
-                    for position in elements.indices.reversed() where elements[position] == .link(key) {
-                        try transaction.collectionRemove(at: position, in: table, key: source, column: column)
+                    case .list, .set:
+                        let elements = try transaction.collectionElements(in: table, key: source, column: column)
+                        for position in elements.indices.reversed() where elements[position] == .link(key) {
+                            try transaction.collectionRemove(at: position, in: table, key: source, column: column)
+                        }
                     }
                 }
             }
