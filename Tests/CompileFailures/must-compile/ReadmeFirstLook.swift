@@ -5,6 +5,7 @@ final class Dog: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
     @Persisted var age = 0
+    @Persisted var toys: List<String>
 }
 
 let realm = try await Realm()                       // default.floe in the current directory
@@ -12,6 +13,7 @@ try await realm.write { realm in
     let dog = Dog()
     dog.id = 1
     dog.name = "Rex"
+    dog.toys.append("ball")
     try realm.add(dog)
 }
 let names = try await realm.read { realm in realm.objects(Dog.self).map(\.name) }
