@@ -5,7 +5,7 @@
 # so that the rejections are not an artefact of the setup.
 # Usage: check.sh <directory holding Floe.swiftmodule>
 set -u
-modules="$1"
+modules="$(cd "$1" && pwd)"
 cd "$(dirname "$0")"
 status=0
 compile() { swiftc -swift-version 6 -emit-sil -o /dev/null -I "$modules" "$1" 2>&1; }
