@@ -9,20 +9,10 @@ extension ClusterTree {
         return (node, row)
     }
 
-    /// The key of the object at `position` in key order.
+    /// The leaf and row of the object at `position` in key order.
     static func key(at position: Int, in root: NodeRef<ClusterNode>?) throws(FloeError) -> (leaf: ClusterNode, row: Int)? {
-        guard var node = try root?.load(), position >= 0 else { return nil }
-        var remaining = position
-        while !node.isLeaf {
-            var index = 0
-            while index < node.counts.count && remaining >= node.counts[index] {
-                remaining -= node.counts[index]
-                index += 1
-            }
-            guard index < node.children.count else { return nil }
-            node = try node.children[index].load()
-        }
-        return remaining < node.keys.count ? (node, remaining) : nil
+        guard let (leaf, row) = try CountedTree.locate(position, in: root) else { return nil }
+        return (leaf, row)
     }
 
     /// Visits every leaf in key order; `body` returns false to stop.

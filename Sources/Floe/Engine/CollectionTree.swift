@@ -16,18 +16,7 @@ enum CollectionTree {
 
     /// The leaf and slot holding element `position`.
     static func locate(_ position: Int, in root: NodeRef<CollectionNode>?) throws(FloeError) -> (leaf: CollectionNode, slot: Int)? {
-        guard var node = try root?.load(), position >= 0 else { return nil }
-        var remaining = position
-        while !node.isLeaf {
-            var index = 0
-            while index < node.counts.count && remaining >= node.counts[index] {
-                remaining -= node.counts[index]
-                index += 1
-            }
-            guard index < node.children.count else { return nil }
-            node = try node.children[index].load()
-        }
-        return remaining < node.elements.count ? (node, remaining) : nil
+        try CountedTree.locate(position, in: root)
     }
 
     static func element(at position: Int, in root: NodeRef<CollectionNode>?) throws(FloeError) -> Value? {
