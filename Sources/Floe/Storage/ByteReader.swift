@@ -49,6 +49,9 @@ struct ByteReader {
 
     mutating func readWords(_ count: Int) throws(Truncated) -> [UInt64] {
         try require(count.multipliedReportingOverflow(by: 8).overflow ? -1 : count * 8)
+        // An empty result must not go through `unsafeUninitializedCapacity`: with capacity 0 it
+        // writes the count of the shared empty-array storage, which races with every other thread doing so.
+        if count == 0 { return [] }
         let words = [UInt64](unsafeUninitializedCapacity: count) { buffer, initialized in
             bytes.withUnsafeBytes { raw in
                 let source = UnsafeRawBufferPointer(rebasing: raw[position..<position + count * 8])

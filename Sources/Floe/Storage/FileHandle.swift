@@ -52,6 +52,7 @@ final class FileHandle: @unchecked Sendable {
 
     /// Reads exactly `count` bytes at `offset`; a short read (end of file) is an error.
     func read(count: Int, at offset: UInt64) throws(FloeError) -> [UInt8] {
+        if count == 0 { return [] }  // see ByteReader.readWords: no zero-capacity uninitialized arrays
         var failure: FloeError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var done = 0
