@@ -34,7 +34,14 @@ import Testing
                 switch Int.random(in: 0..<9, using: &random) {
                 case 0, 1: try transaction.insertObject(into: origins, values: [.link(target), .null, .null, .null])
                 case 2: if let origin = originKeys.randomElement(using: &random) { try transaction.setValue(Bool.random(using: &random) ? .null : .link(target), in: origins, key: origin, column: 0) }
-                case 3: if let origin = originKeys.randomElement(using: &random) { try transaction.listAppend(.link(target), in: origins, key: origin, column: 1) }
+                case 3:
+                    if let origin = originKeys.randomElement(using: &random) {
+                        if Bool.random(using: &random) {
+                            try transaction.listAppend(.link(target), in: origins, key: origin, column: 1)
+                        } else {
+                            try transaction.listAppend(contentsOf: [.link(target), .link(targetKeys[0]), .link(target)], in: origins, key: origin, column: 1)
+                        }
+                    }
                 case 4:
                     if let origin = originKeys.randomElement(using: &random), try transaction.collectionCount(in: origins, key: origin, column: 1) > 0 {
                         if Bool.random(using: &random) {

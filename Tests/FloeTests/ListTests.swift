@@ -47,8 +47,8 @@ enum Lists {
             person.nicknames.swapAt(0, 2)
             person.nicknames.replace(index: 3, object: "Joseph")
             person.scores.append(7)
-            person.dogs.append(try Lists.Dog(value: ["name": "Fido", "age": 2]))
-            person.dogs.append(rex)   // duplicates allowed
+            person.dogs.append(objectsIn: [try Lists.Dog(value: ["name": "Fido", "age": 2]), rex])   // duplicates allowed
+            person.scores.append(objectsIn: [Int?]())
         }
         let summary = try await realm.read { realm -> [String] in
             let person = realm.objects(Lists.Person.self).first!

@@ -24,6 +24,13 @@ struct CollectionEditor {
         try transaction.listAppend(stored(element), in: table, key: key, column: column)
     }
 
+    func append(contentsOf elements: [_FloeValue]) throws(FloeError) {
+        var values: [Value] = []
+        values.reserveCapacity(elements.count)
+        for element in elements { values.append(try stored(element)) }
+        try transaction.listAppend(contentsOf: values, in: table, key: key, column: column)
+    }
+
     func set(_ element: _FloeValue, at position: Int) throws(FloeError) {
         let old = try transaction.collectionElement(in: table, key: key, column: column, at: position)
         let value = try stored(element)

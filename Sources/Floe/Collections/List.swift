@@ -109,9 +109,27 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(element._floeEncoded) }
     }
 
-    /// Appends every element of a sequence.
+    /// Appends every element of a sequence (in one pass over a managed list).
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
-        for element in elements { append(element) }
+        guard let parent else {
+            for element in elements { append(element) }
+            return
+        }
+        let encoded = elements.map(\._floeEncoded)
+        ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(contentsOf: encoded) }
+    }
+
+    /// Iterates over the elements as they are when iteration begins (a managed list is read
+    /// leaf by leaf, once, not element by element).
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        if nested != nil || parent == nil { return (0..<count).map { self[$0] }.makeIterator() }
+        let parent = parent!
+        do {
+            let values = try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
+            return values.map { Element._floeDecode(_FloeValue($0, parent: parent)) }.makeIterator()
+        } catch {
+            preconditionFailure("Cannot read '\(ManagedCollection.name(parent, column))': \(error)")
+        }
     }
 
     /// Appends every element of a sequence.

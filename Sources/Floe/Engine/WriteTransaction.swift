@@ -336,6 +336,23 @@
         try adjustBacklinks(table, origin: key, column: column, added: [value])
     }
 
+    /// Appends every value to an object's list, finding the list once.
+    public func listAppend(contentsOf values: [Value], in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        guard !values.isEmpty else { return }
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+            var root = root
+            var count = try CollectionTree.count(root)
+            for value in values {
+                let value = try checked(value, for: spec, in: tableName)
+                root = try CollectionTree.insert(value, key: nil, at: count, into: root, elementType: spec.type,
+                                                 nullable: spec.isNullable, context: context)
+                count += 1
+            }
+            return root
+        }
+        try adjustBacklinks(table, origin: key, column: column, added: values)
+    }
+
     /// Replaces the element at `position` of an object's list.
     public func listSet(_ value: Value, at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         var old: Value?

@@ -132,9 +132,12 @@ final class RealmCore: ObjectSource {
 
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
         guard let binding = try? tableBinding(for: type), let reader = try? currentReader(),
-              (try? reader.contains(key, in: binding.table)) == true
+              let found = try? reader.locate(key, in: binding.table)
         else { return nil }
-        return materialize(type, key: key, binding: binding)
+        // The object keeps where it was found: its first property read needs no second search.
+        let object = materialize(type, key: key, binding: binding)
+        object._floeBinding!.cachePosition(leaf: found.leaf, row: found.row, reader: reader)
+        return object
     }
 
     // MARK: Tables
