@@ -78,6 +78,9 @@ enum SetsAndMaps {
         }
         let result = try await realm.read { realm -> [String] in
             let dog = realm.objects(SetsAndMaps.Dog.self).first!
+            func count<C: RealmCollection>(_ collection: C) -> Int { collection.count }
+            #expect(Array(dog.favoriteParksByCity.values) == ["Common", "Lincoln Park", "Central Park"])
+            #expect(count(dog.favoriteParksByCity.values) == 3 && AnyRealmCollection(dog.favoriteParksByCity.values).count == 3)
             return [dog.favoriteParksByCity.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
                     "\(dog.favoriteParksByCity.keys) \(dog.favoriteParksByCity.count) \(dog.favoriteParksByCity["Oslo"] == nil)",
                     dog.parkByCity["New York"]??.name ?? "-"]

@@ -58,7 +58,7 @@ public struct FrozenMap<Key: Hashable & Comparable, Value: _Persistable>: Sequen
     public var count: Int { live.count }
     public subscript(key: Key) -> Value? { live[key] }
     public var keys: [Key] { live.keys }
-    public var values: [Value] { live.values }
+    public var values: MapValues<Value> { live.values }
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { live.makeIterator() }
 
     /// Always true.

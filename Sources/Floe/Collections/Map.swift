@@ -150,8 +150,8 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     /// The keys, in order.
     public var keys: [Key] { entries().map { $0.key } }
 
-    /// The values, in key order.
-    public var values: [Value] { entries().map { $0.value } }
+    /// The values, in key order, as a collection generic code over `RealmCollection` accepts.
+    public var values: MapValues<Value> { MapValues(elements: entries().map { $0.value }, isFrozen: isFrozen) }
 
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> {
         entries().makeIterator()

@@ -64,3 +64,20 @@ public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
     public subscript(position: Int) -> Element { elementAt(position) }
     public var isFrozen: Bool { frozen() }
 }
+
+/// A map's values, in key order, as they were when `values` was read.
+///
+/// ```swift
+/// let parks = dog.favoriteParksByCity.values
+/// print(AnyRealmCollection(parks).count)
+/// ```
+public struct MapValues<Element>: RealmCollection, _ObjcBridgeable {
+    public typealias ElementType = Element
+    let elements: [Element]
+    /// Whether the map was frozen.
+    public let isFrozen: Bool
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { elements.count }
+    public subscript(position: Int) -> Element { elements[position] }
+}
