@@ -55,9 +55,13 @@ public struct FrozenMap<Key: Hashable & Comparable, Value: _Persistable>: Sequen
         Map(parent: ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column: column)
     }
 
+    /// The number of entries at this version.
     public var count: Int { live.count }
+    /// The value for `key` at this version, or nil.
     public subscript(key: Key) -> Value? { live[key] }
+    /// The keys, in order.
     public var keys: [Key] { live.keys }
+    /// The values, in key order.
     public var values: MapValues<Value> { live.values }
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { live.makeIterator() }
 

@@ -62,6 +62,7 @@ public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
     public var startIndex: Int { 0 }
     public var endIndex: Int { countOfElements() }
     public subscript(position: Int) -> Element { elementAt(position) }
+    /// Whether the wrapped collection is frozen.
     public var isFrozen: Bool { frozen() }
 }
 

@@ -39,6 +39,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         return Iterator(core: core, binding: binding, reader: reader, leaves: leaves)
     }
 
+    /// Walks the objects leaf by leaf, re-pointing the previous object when nothing else holds it.
     public struct Iterator: IteratorProtocol {
         let core: RealmCore
         let binding: TableBinding?

@@ -142,6 +142,7 @@ public struct ObjectSchema: Sendable, CustomStringConvertible {
     /// Whether the class is an embedded object class.
     public var isEmbedded: Bool { info.kind == .embedded }
 
+    /// The persisted property named `propertyName`, or nil.
     public subscript(propertyName: String) -> Property? {
         info.property(named: propertyName).map(Property.init)
     }
@@ -159,8 +160,11 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
     public let columnName: String
     /// The Swift type, spelled as declared (`"String?"`, `"Int8"`).
     public let type: String
+    /// Whether the property may hold nil.
     public let isOptional: Bool
+    /// Whether the property is the primary key.
     public let isPrimary: Bool
+    /// Whether `==` and `IN` queries on the property use an index.
     public let isIndexed: Bool
     /// For links and collections of objects: the target class name.
     public let objectClassName: String?

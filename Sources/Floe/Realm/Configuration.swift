@@ -63,6 +63,7 @@ extension Realm {
         /// Whether each commit is synced to the disk before it returns.
         public var durability: Durability = .full
 
+        /// A configuration; every parameter has the default a plain `Realm()` uses.
         public init(fileURL: URL? = nil, inMemoryIdentifier: String? = nil, readOnly: Bool = false,
                     schemaVersion: UInt64 = 0, migrationBlock: MigrationBlock? = nil,
                     deleteRealmIfMigrationNeeded: Bool = false, objectTypes: [ObjectBase.Type]? = nil,

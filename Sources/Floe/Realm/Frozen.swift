@@ -111,6 +111,7 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
+    /// The number of objects at this version.
     public var count: Int {
         guard let binding else { return 0 }
         return (try? snapshot.objectCount(in: binding.table)) ?? 0
