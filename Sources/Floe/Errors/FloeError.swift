@@ -6,9 +6,11 @@
 ///
 /// ```swift
 /// do {
-///     let store = try Store.open(at: url)
+///     try await realm.write { realm in
+///         try realm.create(Dog.self, value: ["name": 42])
+///     }
 /// } catch let error as FloeError {
-///     print(error)   // "The file /tmp/x.floe is locked by another process."
+///     print(error)   // "Invalid value 42 for 'Dog.name': expected String."
 /// }
 /// ```
 public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
