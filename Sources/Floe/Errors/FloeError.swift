@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// do {
-///     try await realm.write { realm in
+///     try await realm.asyncWrite { realm in
 ///         try realm.create(Dog.self, value: ["name": 42])
 ///     }
 /// } catch let error as FloeError {
