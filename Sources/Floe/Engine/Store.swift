@@ -199,7 +199,8 @@ import Synchronization
         }
     }
 
-    func endWrite(_ transaction: WriteTransaction, committed: Bool) {
+    /// Gives up the writer's turn of a transaction that ends without committing.
+    func endWrite() {
         gate.leave()
     }
 

@@ -34,7 +34,7 @@
     }
 
     deinit {
-        if isOpen { store.endWrite(self, committed: false) }
+        if isOpen { store.endWrite() }
     }
 
     // MARK: Ending
@@ -52,7 +52,7 @@
     public func rollback() {
         guard isOpen else { return }
         isOpen = false
-        store.endWrite(self, committed: false)
+        store.endWrite()
     }
 
     private func requireOpen() throws(FloeError) {

@@ -13,15 +13,6 @@ final class WriterGate: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Enters only if no write is under way.
-    func tryEnter() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        if busy { return false }
-        busy = true
-        return true
-    }
-
     func leave() {
         condition.lock()
         busy = false

@@ -83,7 +83,6 @@ final class Migrator {
     let old: Snapshot
     let schemas: [ObjectSchemaInfo]
     private var errors: [any Error] = []
-    private var renamed: [String: Set<String>] = [:]
 
     init(transaction: WriteTransaction, old: Snapshot, schemas: [ObjectSchemaInfo]) {
         self.transaction = transaction
@@ -212,7 +211,6 @@ final class Migrator {
                 let value = try old.value(in: oldTable, key: key, column: oldColumn)
                 try transaction.setValue(value, in: table, key: key, column: newColumn)
             }
-            renamed[typeName, default: []].insert(oldName)
         } catch {
             errors.append(error)
         }
