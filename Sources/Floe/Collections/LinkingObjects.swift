@@ -26,8 +26,18 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection {
         let keys = keys()
         precondition(position >= 0 && position < keys.count,
                      "Index \(position) is out of range for LinkingObjects<\(Element.className())> of \(keys.count) objects.")
-        guard let parent, let object = parent.source.linkedObject(Element.self, key: keys[position]) as? Element else {
-            preconditionFailure("LinkingObjects<\(Element.className())>: the linking object with key \(keys[position]) is gone.")
+        return object(for: keys[position])
+    }
+
+    /// Iterates over the linking objects as they are when iteration begins (the backlinks
+    /// are read once, not at every step).
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        keys().map(object(for:)).makeIterator()
+    }
+
+    private func object(for key: Int64) -> Element {
+        guard let parent, let object = parent.source.linkedObject(Element.self, key: key) as? Element else {
+            preconditionFailure("LinkingObjects<\(Element.className())>: the linking object with key \(key) is gone.")
         }
         return object
     }

@@ -89,11 +89,7 @@ extension Realm {
 
         /// The object of `type` whose primary key is `key`, or nil.
         public func object<T: Object, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
-            do {
-                return try core.object(ofType: type, primaryKey: key._floeEncoded.value)
-            } catch {
-                preconditionFailure("object(ofType: \(type.className()), forPrimaryKey: \(key)): \(error)")
-            }
+            core.object(ofType: type, forPrimaryKey: key)
         }
 
         /// The live counterpart of a frozen object, or nil if it was deleted since.
@@ -118,11 +114,7 @@ extension Realm {
 
         /// The object of `type` whose primary key is `key`, or nil.
         public func object<T: Object, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
-            do {
-                return try core.object(ofType: type, primaryKey: key._floeEncoded.value)
-            } catch {
-                preconditionFailure("object(ofType: \(type.className()), forPrimaryKey: \(key)): \(error)")
-            }
+            core.object(ofType: type, forPrimaryKey: key)
         }
 
         /// A frozen snapshot of the whole realm.

@@ -123,11 +123,7 @@ public actor Realm {
     /// let dog = realm.object(ofType: Dog.self, forPrimaryKey: id)
     /// ```
     public func object<T: Object, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
-        do {
-            return try core.object(ofType: type, primaryKey: key._floeEncoded.value)
-        } catch {
-            preconditionFailure("object(ofType: \(type.className()), forPrimaryKey: \(key)): \(error)")
-        }
+        core.object(ofType: type, forPrimaryKey: key)
     }
 
     /// A frozen, `Sendable` snapshot of the whole realm at its current version.

@@ -284,6 +284,16 @@ extension RealmCore {
         }
     }
 
+    /// The public lookup: `object(ofType:forPrimaryKey:)` cannot throw (as in Realm), so a
+    /// class without a primary key, a schema mismatch or a damaged file stops with the reason.
+    func object<T: ObjectBase, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
+        do {
+            return try object(ofType: type, primaryKey: key._floeEncoded.value)
+        } catch {
+            preconditionFailure("object(ofType: \(type.className()), forPrimaryKey: \(key)): \(error)")
+        }
+    }
+
     /// The object with `primaryKey`, or nil.
     func object<T: ObjectBase>(ofType type: T.Type, primaryKey: Value) throws(FloeError) -> T? {
         guard let binding = try tableBinding(for: type) else {
