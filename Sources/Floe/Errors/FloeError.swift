@@ -76,6 +76,11 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMapKey(table: String, column: String, key: String)
     /// A string does not spell a value of the type it was parsed as (an `ObjectId` or a `Decimal128`).
     case invalidValueString(type: String, string: String, reason: String)
+    /// A query predicate is malformed or its arguments do not fit it: names the predicate,
+    /// the position (in characters from its start) and the token where it went wrong.
+    case invalidPredicate(predicate: String, position: Int, token: String, reason: String)
+    /// A key path in a query, sort, aggregate or observation does not name a usable property of the class.
+    case invalidKeyPath(className: String, keyPath: String, reason: String)
 
     public var description: String {
         switch self {
@@ -141,6 +146,10 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid map key '\(key)' for '\(table).\(column)': keys may not contain '.' or start with '$'."
         case .invalidValueString(let type, let string, let reason):
             return "Invalid \(type) string '\(string)': \(reason)."
+        case .invalidPredicate(let predicate, let position, let token, let reason):
+            return "Invalid predicate '\(predicate)' at position \(position) ('\(token)'): \(reason)."
+        case .invalidKeyPath(let className, let keyPath, let reason):
+            return "Invalid key path '\(keyPath)' on \(className): \(reason)."
         }
     }
 }
