@@ -183,8 +183,9 @@ enum Links {
         #expect(try await second.read { realm in realm.objects(Links.DogToy.self).count } == 1)
     }
 
-    /// A cycle of unmanaged objects handed to `create` ends (with the primary key met again,
-    /// or with the objects added as they are reached); nesting deeper than 100 levels is refused.
+    /// A cyclic graph handed to `create` is refused with a typed error naming the class, with
+    /// or without primary keys, and the write leaves nothing behind; nesting deeper than 100
+    /// levels is refused the same way.
     @Test func cyclicValuesInCreateAreRefused() async throws {
         let realm = try await realm()
         let error = await #expect(throws: FloeError.self) {
@@ -195,13 +196,33 @@ enum Links {
                 b.id = 2
                 a.buddy = b
                 b.buddy = a
-                // Copying an unmanaged cyclic graph would never end.
                 try realm.create(Links.Dog.self, value: a)
             }
         }
-        // With primary keys the cycle meets the first object's key again.
-        #expect(error == .duplicatePrimaryKey(table: "Dog", column: "id", value: "1"))
+        #expect(error == .cyclicValue(className: "Dog"))
+        #expect(error?.description.hasPrefix("Cannot create a Dog from a cyclic value") == true)
         #expect(try await realm.read { realm in realm.objects(Links.Dog.self).count } == 0)
+        let keyless = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "cycle-\(UUID())"))
+        let keylessError = await #expect(throws: FloeError.self) {
+            try await keyless.write { realm in
+                let a = Links.Node()
+                let b = Links.Node()
+                a.next = b
+                b.next = a
+                try realm.create(Links.Node.self, value: a)
+            }
+        }
+        #expect(keylessError == .cyclicValue(className: "Node"))
+        // A cycle in objects handed to add(_:) is kept: those objects become managed themselves.
+        let count = try await keyless.write { realm in
+            let a = Links.Node()
+            let b = Links.Node()
+            a.next = b
+            b.next = a
+            try realm.add(a)
+            return realm.objects(Links.Node.self).count
+        }
+        #expect(count == 2)
         let nodes = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "nodes-\(UUID())", objectTypes: [Links.Node.self]))
         let deep = await #expect(throws: FloeError.self) {
             try await nodes.write { realm in
@@ -212,7 +233,7 @@ enum Links {
                 try realm.create(Links.Node.self, value: value)
             }
         }
-        #expect(deep?.description.contains("more than 100 levels deep") == true)
+        #expect(deep == .cyclicValue(className: "Node"))
         #expect(try await nodes.read { realm in realm.objects(Links.Node.self).count } == 0)
     }
 }

@@ -6,6 +6,8 @@ struct CollectionEditor {
     let transaction: WriteTransaction
     let binding: ObjectBinding
     let column: Int
+    /// How nested values with a primary key that exists already are treated (as in `create`).
+    var update: Realm.UpdatePolicy = .error
 
     private var table: TableHandle { binding.tableBinding.table }
     private var key: Int64 { binding.key }
@@ -13,7 +15,7 @@ struct CollectionEditor {
     var count: Int { (try? transaction.collectionCount(in: table, key: key, column: column)) ?? 0 }
 
     func stored(_ element: _FloeValue) throws(FloeError) -> Value {
-        try core.resolve(element, for: binding.tableBinding, column: column, owner: key)
+        try core.resolve(element, for: binding.tableBinding, column: column, owner: key, update: update)
     }
 
     func insert(_ element: _FloeValue, at position: Int) throws(FloeError) {

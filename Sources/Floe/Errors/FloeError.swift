@@ -76,6 +76,8 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMapKey(table: String, column: String, key: String)
     /// A string does not spell a value of the type it was parsed as (an `ObjectId` or a `Decimal128`).
     case invalidValueString(type: String, string: String, reason: String)
+    /// The value given to `create(_:value:)` links back to itself (or nests deeper than 100 levels).
+    case cyclicValue(className: String)
     /// A query predicate is malformed or its arguments do not fit it: names the predicate,
     /// the position (in characters from its start) and the token where it went wrong.
     case invalidPredicate(predicate: String, position: Int, token: String, reason: String)
@@ -146,6 +148,8 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid map key '\(key)' for '\(table).\(column)': keys may not contain '.' or start with '$'."
         case .invalidValueString(let type, let string, let reason):
             return "Invalid \(type) string '\(string)': \(reason)."
+        case .cyclicValue(let className):
+            return "Cannot create a \(className) from a cyclic value: it links back to an object being copied (or nests objects more than 100 levels deep). Add the objects with add(_:) instead, which keeps cycles."
         case .invalidPredicate(let predicate, let position, let token, let reason):
             return "Invalid predicate '\(predicate)' at position \(position) ('\(token)'): \(reason)."
         case .invalidKeyPath(let className, let keyPath, let reason):

@@ -174,6 +174,12 @@ extension Persisted: PersistedField {
             },
             setUnmanaged: { object, value in
                 field(of: object, at: offset).pointee.value = Value._floeDecode(value)
+            },
+            detachedValue: { object in
+                let field = field(of: object, at: offset)
+                guard field.pointee.column >= 0 else { return field.pointee.value?._floeEncoded ?? Value._floeDefault()._floeEncoded }
+                // A managed list, set or map reads as a handle; decoding it reads its elements out.
+                return Value._floeDecode(object._floeBinding!.read(column: field.pointee.column))._floeEncoded
             }
         )
     }
@@ -194,11 +200,16 @@ final class PropertyAccessor: @unchecked Sendable {
     let unmanagedValue: (ObjectBase) -> _FloeValue
     /// Sets an unmanaged object's field from a stored-form value (links: from its `object`).
     let setUnmanaged: (ObjectBase, _FloeValue) -> Void
+    /// The field's value with nothing left pointing into a realm's storage: a managed
+    /// collection comes back with its elements (and map keys), for copies of the object.
+    let detachedValue: (ObjectBase) -> _FloeValue
 
-    init(columnOffset: Int, unmanagedValue: @escaping (ObjectBase) -> _FloeValue, setUnmanaged: @escaping (ObjectBase, _FloeValue) -> Void) {
+    init(columnOffset: Int, unmanagedValue: @escaping (ObjectBase) -> _FloeValue, setUnmanaged: @escaping (ObjectBase, _FloeValue) -> Void,
+         detachedValue: @escaping (ObjectBase) -> _FloeValue) {
         self.columnOffset = columnOffset
         self.unmanagedValue = unmanagedValue
         self.setUnmanaged = setUnmanaged
+        self.detachedValue = detachedValue
     }
 
     /// Makes the field read and write `column` of the object's binding (-1: unmanaged again).

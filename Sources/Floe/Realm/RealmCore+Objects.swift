@@ -25,6 +25,7 @@ extension RealmCore {
     func insert(_ object: ObjectBase, update: Realm.UpdatePolicy) throws(FloeError) -> Int64 {
         let type = Swift.type(of: object)
         let schema = try SchemaDiscovery.schema(for: type)
+        if objectsBeingCopied.contains(ObjectIdentifier(object)) { throw .cyclicValue(className: schema.className) }
         let binding = try ensureTable(for: type)
         let values = schema.accessors.map { $0.unmanagedValue(object) }
         let key = try store(values, binding: binding, update: update)
@@ -51,8 +52,16 @@ extension RealmCore {
         defer { nestingDepth -= 1 }
         let schema = try SchemaDiscovery.schema(for: type)
         guard nestingDepth <= Self.maximumNesting else {
-            throw .invalidOperation(className: schema.className, detail: "the value nests objects more than \(Self.maximumNesting) levels deep (a cyclic object graph?)")
+            throw .cyclicValue(className: schema.className)
         }
+        // An object given as the value is copied, never managed itself: a link from the graph
+        // back to it could only be met by copying it again, without end.
+        let source = (value as? ObjectBase).map(ObjectIdentifier.init)
+        if let source {
+            guard !objectsBeingCopied.contains(source) else { throw .cyclicValue(className: schema.className) }
+            objectsBeingCopied.append(source)
+        }
+        defer { if source != nil { objectsBeingCopied.removeLast() } }
         let binding = try ensureTable(for: type)
         let given = try ValueCoercion.propertyValues(for: schema, from: value, core: self)
         let defaults = ValueCoercion.defaults(for: schema)
@@ -148,7 +157,7 @@ extension RealmCore {
     /// Replaces a collection's elements (on a new object: fills it).
     func replaceElements(of row: ObjectBinding, column: Int, kind: CollectionKind, with elements: [_FloeValue], keys: [String]?,
                          update: Realm.UpdatePolicy = .error) throws(FloeError) {
-        let editor = CollectionEditor(core: self, transaction: try requireWrite(), binding: row, column: column)
+        let editor = CollectionEditor(core: self, transaction: try requireWrite(), binding: row, column: column, update: update)
         if editor.count > 0 { try editor.removeAll() }
         switch kind {
         case .list: for element in elements { try editor.append(element) }

@@ -15,6 +15,8 @@ final class RealmCore: ObjectSource {
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
     /// How deep the current `create` nests objects (a cycle shows as unbounded nesting).
     var nestingDepth = 0
+    /// The objects whose values the current `create` is copying, outermost first.
+    var objectsBeingCopied: [ObjectIdentifier] = []
     private var bindingsVersion: UInt64 = .max
 
     init(store: Store, configuration: Realm.Configuration) throws(FloeError) {
@@ -61,6 +63,15 @@ final class RealmCore: ObjectSource {
         transaction?.rollback()
         transaction = nil
         pendingErrors = []
+        nestingDepth = 0
+        objectsBeingCopied = []
+        // Bindings found inside the write may name tables the rollback just removed.
+        forgetBindings()
+    }
+
+    private func forgetBindings() {
+        bindings.removeAll(keepingCapacity: true)
+        bindingsVersion = .max
     }
 
     /// Runs `block` in a write transaction: commits when it returns, rolls back when it throws.
@@ -174,7 +185,7 @@ final class RealmCore: ObjectSource {
         let transaction = try requireWrite()
         let schema = try SchemaDiscovery.schema(for: type)
         try transaction.createTable(schema.tableSpec)
-        bindings.removeAll()
+        forgetBindings()
         for property in schema.properties {
             if let target = property.type.objectType, target != type { _ = try ensureTable(for: target) }
         }

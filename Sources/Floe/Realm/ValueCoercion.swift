@@ -32,8 +32,14 @@ enum ValueCoercion {
             let other = try SchemaDiscovery.schema(for: type(of: object))
             for (index, property) in schema.properties.enumerated() where !property.isComputed {
                 guard let source = other.property(named: property.name), !source.isComputed else { continue }
-                let stored = source.accessor.unmanagedValue(object)
-                if property.type.columnType == .mixed && property.type.collection == .single {
+                let stored = source.accessor.detachedValue(object)
+                if property.type.collection != .single {
+                    var elements: [_FloeValue] = []
+                    for element in stored.elements ?? [] {
+                        elements.append(try coerceStored(element, to: property.element, in: schema.className, core: core))
+                    }
+                    result[index] = _FloeValue(.null, elements: elements, keys: stored.keys)
+                } else if property.type.columnType == .mixed {
                     result[index] = stored.object == nil ? _FloeValue(stored.value) : try linkValue(stored, for: property, in: schema.className, core: core)
                 } else if property.type.columnType == .link && property.type.collection == .single {
                     result[index] = try linkValue(stored, for: property, in: schema.className, core: core)
@@ -165,7 +171,12 @@ enum ValueCoercion {
     private static func linkValue(_ stored: _FloeValue, for property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
         guard let object = stored.object else { return _FloeValue(.null) }
         guard let binding = object._floeBinding else { return _FloeValue(.null, object: object) }
-        if let core, core.owns(object) { return _FloeValue(.link(binding.key), object: object) }
+        // An embedded object has one owner: the copy gets a copy of it.
+        if binding.tableBinding.schema.kind != .embedded {
+            if let core, core.owns(object) { return _FloeValue(.link(binding.key), object: object) }
+            // An unmanaged copy (`Dog(value: managedDog)`) links to the same live objects, as in Realm.
+            if core == nil && !binding.source.isFrozen { return _FloeValue(.null, object: object) }
+        }
         return _FloeValue(.null, nested: object)
     }
 
