@@ -160,4 +160,44 @@ import Testing
         #expect(try await realm.read { realm in realm.objects(Owner.self).count } == 1)
         #expect(try await realm.read { realm in realm.object(ofType: Pet.self, forPrimaryKey: 10)?.name } == "renamed")
     }
+
+    // MARK: 5. A class that no longer matches the file is a typed error, never a trap
+
+    @Test(arguments: [false, true])
+    func schemaMismatchFoundByAReadIsThrownByTheRead(readOnly: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.file())
+        do {
+            // No objectTypes, as with the README's Realm(): the file learns "Person" from the write.
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url))
+            try await realm.asyncWrite { realm in try realm.create(Person.self, value: ["id": 1, "firstName": "Ada"]) }
+        }
+        // PersonV2 is persisted as "Person" with another shape.
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, readOnly: readOnly))
+        let countError = await #expect(throws: FloeError.self) {
+            try await realm.read { realm in realm.objects(PersonV2.self).count }
+        }
+        guard case .schemaMismatch(_, let differences) = countError else {
+            Issue.record("expected a schema mismatch, got \(String(describing: countError))")
+            return
+        }
+        #expect(!differences.isEmpty)
+        await #expect(throws: FloeError.self) {
+            try await realm.read { realm in realm.object(ofType: PersonV2.self, forPrimaryKey: 1)?.id }
+        }
+        await #expect(throws: FloeError.self) {
+            try await realm.read { realm in Array(realm.objects(PersonV2.self)).count }
+        }
+        if !readOnly {
+            await #expect(throws: FloeError.self) {
+                try await realm.write { realm in realm.objects(PersonV2.self).count }
+            }
+        }
+        // The matching class still reads, and (read-write) still writes.
+        #expect(try await realm.read { realm in realm.objects(Person.self).map(\.firstName) } == ["Ada"])
+        if !readOnly {
+            try await realm.asyncWrite { realm in try realm.create(Person.self, value: ["id": 2]) }
+            #expect(try await realm.read { realm in realm.objects(Person.self).count } == 2)
+        }
+    }
 }

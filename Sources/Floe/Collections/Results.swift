@@ -117,8 +117,15 @@ public struct Results<Element: Object>: RandomAccessCollection {
         FrozenResults(snapshot: try core.latestSnapshot())
     }
 
+    /// Nil when the class has no objects yet, or when its binding failed (a schema mismatch):
+    /// then the results read as empty and the enclosing read or write throws the error.
     private func tableBinding() -> TableBinding? {
-        check { () throws(FloeError) in try core.tableBinding(for: Element.self) }
+        do {
+            return try core.tableBinding(for: Element.self)
+        } catch {
+            core.deferReadError(error)
+            return nil
+        }
     }
 
     private func check<T>(_ body: () throws(FloeError) -> T) -> T {

@@ -48,7 +48,7 @@ extension Realm {
     }
 
     private func performRead<Result: Sendable>(_ block: sending (borrowing ReadTransaction) throws -> Result) throws -> Result {
-        try block(ReadTransaction(core: core))
+        try core.read { try block(ReadTransaction(core: core)) }
     }
 
     /// The realm's synchronous write API, handed to the closure of ``Realm/write(_:)-swift.method``.

@@ -294,12 +294,14 @@ extension RealmCore {
     }
 
     /// The public lookup: `object(ofType:forPrimaryKey:)` cannot throw (as in Realm), so a
-    /// class without a primary key, a schema mismatch or a damaged file stops with the reason.
+    /// class without a primary key, a schema mismatch or a damaged file answers nil and makes
+    /// the enclosing read or write throw.
     func object<T: ObjectBase, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
         do {
             return try object(ofType: type, primaryKey: key._floeEncoded.value)
         } catch {
-            preconditionFailure("object(ofType: \(type.className()), forPrimaryKey: \(key)): \(error)")
+            deferReadError(error)
+            return nil
         }
     }
 

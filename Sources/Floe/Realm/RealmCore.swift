@@ -13,6 +13,10 @@ final class RealmCore: ObjectSource {
     /// Errors raised by property setters inside the open write; the write throws the first.
     private var pendingErrors: [FloeError] = []
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
+    /// An error met by a read that cannot throw (`objects(_:)` finding that a class no longer
+    /// matches the file, say): the read answers as if empty, and the enclosing `read { }` or
+    /// write throws this instead of returning.
+    private var deferredReadError: FloeError?
     /// How deep the current `create` nests objects (a cycle shows as unbounded nesting).
     var nestingDepth = 0
     /// The objects whose values the current `create` is copying, outermost first.
@@ -46,11 +50,12 @@ final class RealmCore: ObjectSource {
         guard transaction == nil else { throw .alreadyInWriteTransaction(path: store.path) }
         transaction = try store.beginWrite()
         pendingErrors = []
+        deferredReadError = nil
     }
 
     func commitWrite() throws(FloeError) {
         guard let transaction else { throw .notInWriteTransaction(path: store.path) }
-        if let error = pendingErrors.first {
+        if let error = pendingErrors.first ?? takeDeferredReadError() {
             cancelWrite()
             throw error
         }
@@ -85,6 +90,25 @@ final class RealmCore: ObjectSource {
             cancelWrite()
             throw error
         }
+    }
+
+    /// Records the error of a read that cannot throw; the first one recorded wins.
+    func deferReadError(_ error: FloeError) {
+        if deferredReadError == nil { deferredReadError = error }
+    }
+
+    /// The error a non-throwing read recorded since the last call, if any.
+    func takeDeferredReadError() -> FloeError? {
+        defer { deferredReadError = nil }
+        return deferredReadError
+    }
+
+    /// Runs a read whose results must not leave when a non-throwing read inside it failed.
+    func read<Result>(_ block: () throws -> Result) throws -> Result {
+        deferredReadError = nil
+        let result = try block()
+        if let error = takeDeferredReadError() { throw error }
+        return result
     }
 
     func requireWrite() throws(FloeError) -> WriteTransaction {
