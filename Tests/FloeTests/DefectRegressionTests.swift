@@ -200,4 +200,39 @@ import Testing
             #expect(try await realm.read { realm in realm.objects(Person.self).count } == 2)
         }
     }
+
+    // MARK: 7. Descriptions show values, as Realm's do
+
+    @Test func descriptionsShowEveryPropertyAndNoInternals() async throws {
+        let realm = try await memoryRealm()
+        try await Self.storeSample(in: realm)
+        let (object, frozenObject, results, frozenResults, frozenMap) = try await realm.read { realm in
+            let pet = realm.object(ofType: Pet.self, forPrimaryKey: 1)!
+            return (pet.description, try pet.freeze().description, realm.objects(Pet.self).description,
+                    try realm.objects(Pet.self).freeze().description, try pet.parks.freeze().description)
+        }
+        let lines = object.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.first == "Pet {")
+        #expect(lines.contains("name = Rex;"))
+        #expect(lines.contains { $0.hasPrefix("tags = List<String> <0x") && $0.hasSuffix("(") })
+        #expect(lines.contains("[0] a,") && lines.contains("[1] b"))
+        #expect(lines.contains("[away] Hyde,") && lines.contains("[home] Central"))
+        #expect(lines.contains("toy = Toy(id: 7);"))
+        #expect(lines.contains("[0] Toy(id: 8)"))
+        #expect(lines.contains("[0] 1,") && lines.contains("[1] x"))
+        #expect(!object.contains("null") && !object.contains("link("))
+        // Frozen: the same text, never the snapshot's internals.
+        #expect(frozenObject.replacingOccurrences(of: #"<0x[0-9a-f]+>"#, with: "", options: .regularExpression)
+                == object.replacingOccurrences(of: #"<0x[0-9a-f]+>"#, with: "", options: .regularExpression))
+        for text in [results, frozenResults] {
+            #expect(text.hasPrefix("Results<Pet> <0x"))
+            #expect(text.contains("[0] Pet {"))
+            #expect(text.contains("name = Rex;"))
+            #expect(!text.contains("Snapshot") && !text.contains("binding"))
+        }
+        #expect(frozenMap.hasPrefix("Map<String, String> <0x") && frozenMap.contains("[home] Central"))
+        // Unmanaged objects describe the same way.
+        let unmanaged = try Pet(value: ["id": 3, "tags": ["x"], "companion": "solo"]).description
+        #expect(unmanaged.contains("[0] x") && unmanaged.contains("companion = solo;") && unmanaged.contains("toy = nil;"))
+    }
 }

@@ -236,7 +236,7 @@ extension List: _Persistable {
 }
 
 extension List: CustomStringConvertible {
-    public var description: String { "List<\(Element.self)> \(Array(self))" }
+    public var description: String { describe(indent: 0) }
 }
 
 /// The reads and checks that every managed collection shares.

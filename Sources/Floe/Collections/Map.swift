@@ -195,5 +195,5 @@ extension Map: _Persistable {
 }
 
 extension Map: CustomStringConvertible {
-    public var description: String { "Map<String, \(Value.self)> \(Array(self).map { "\($0.key): \($0.value)" })" }
+    public var description: String { describe(indent: 0) }
 }

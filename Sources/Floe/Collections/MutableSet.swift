@@ -140,5 +140,5 @@ extension MutableSet: _Persistable {
 }
 
 extension MutableSet: CustomStringConvertible {
-    public var description: String { "MutableSet<\(Element.self)> \(Array(self))" }
+    public var description: String { describe(indent: 0) }
 }

@@ -110,17 +110,18 @@ extension ObjectBase: Hashable {
 }
 
 extension ObjectBase: CustomStringConvertible {
-    /// `Dog { name = Rex; age = 3; }`, like Realm's.
-    public var description: String {
-        guard let schema = try? SchemaDiscovery.schema(for: type(of: self)) else { return "\(type(of: self))" }
-        if isInvalidated { return "[invalid object]" }
-        let lines = schema.properties.filter { !$0.isComputed }.map { property -> String in
-            let value = property.accessor.unmanagedValue(self)
-            let text = value.object.map { "\(type(of: $0).className()) object" } ?? value.value.debugText
-            return "\t\(property.name) = \(text);"
-        }
-        return "\(schema.className) {\n" + lines.joined(separator: "\n") + "\n}"
-    }
+    /// Every persisted property with its value, like Realm's:
+    ///
+    /// ```
+    /// Dog {
+    ///     name = Rex;
+    ///     toys = List<String> <0x600003e0a0a0> (
+    ///         [0] ball
+    ///     );
+    ///     owner = Person(id: 1);
+    /// }
+    /// ```
+    public var description: String { ObjectDescription.describe(self, indent: 0) }
 }
 
 /// The schema of a model class, as Realm describes it.

@@ -175,6 +175,11 @@ extension Persisted: PersistedField {
             setUnmanaged: { object, value in
                 field(of: object, at: offset).pointee.value = Value._floeDecode(value)
             },
+            swiftValue: { object in
+                let field = field(of: object, at: offset)
+                if field.pointee.column >= 0 { return Value._floeDecode(object._floeBinding!.read(column: field.pointee.column)) }
+                return field.pointee.value ?? Value._floeDefault()
+            },
             detachedValue: { object in
                 let field = field(of: object, at: offset)
                 guard field.pointee.column >= 0 else { return field.pointee.value?._floeEncoded ?? Value._floeDefault()._floeEncoded }
@@ -203,12 +208,15 @@ final class PropertyAccessor: @unchecked Sendable {
     /// The field's value with nothing left pointing into a realm's storage: a managed
     /// collection comes back with its elements (and map keys), for copies of the object.
     let detachedValue: (ObjectBase) -> _FloeValue
+    /// The property's value as the model's getter returns it (for descriptions).
+    let swiftValue: (ObjectBase) -> Any
 
     init(columnOffset: Int, unmanagedValue: @escaping (ObjectBase) -> _FloeValue, setUnmanaged: @escaping (ObjectBase, _FloeValue) -> Void,
-         detachedValue: @escaping (ObjectBase) -> _FloeValue) {
+         swiftValue: @escaping (ObjectBase) -> Any, detachedValue: @escaping (ObjectBase) -> _FloeValue) {
         self.columnOffset = columnOffset
         self.unmanagedValue = unmanagedValue
         self.setUnmanaged = setUnmanaged
+        self.swiftValue = swiftValue
         self.detachedValue = detachedValue
     }
 
