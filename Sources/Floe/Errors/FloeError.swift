@@ -76,6 +76,9 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMapKey(table: String, column: String, key: String)
     /// A string does not spell a value of the type it was parsed as (an `ObjectId` or a `Decimal128`).
     case invalidValueString(type: String, string: String, reason: String)
+    /// `create(_:value:)` was given no value for the primary key, so its default was used,
+    /// and an object with that primary key exists already.
+    case primaryKeyNotGiven(className: String, property: String, defaultValue: String)
     /// The value given to `create(_:value:)` links back to itself (or nests deeper than 100 levels).
     case cyclicValue(className: String)
     /// A query predicate is malformed or its arguments do not fit it: names the predicate,
@@ -105,19 +108,19 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooManyActiveVersions(let path, let active, let maximum):
             return "Cannot begin a new version of \(path): \(active) versions are active and maximumNumberOfActiveVersions is \(maximum). Release frozen snapshots that are no longer needed."
         case .noSuchTable(let name):
-            return "There is no table named '\(name)'."
+            return "There is no class named '\(name)' in this realm."
         case .duplicateTable(let name):
-            return "A table named '\(name)' already exists."
+            return "A class named '\(name)' is already in this realm."
         case .noSuchColumn(let table, let column):
-            return "Table '\(table)' has no column '\(column)'."
+            return "'\(table)' has no property '\(column)'."
         case .duplicateColumn(let table, let column):
-            return "Table '\(table)' already has a column '\(column)'."
+            return "'\(table)' already has a property '\(column)'."
         case .noSuchObject(let table, let key):
-            return "Table '\(table)' has no object with key \(key)."
+            return "There is no \(table) object with key \(key) (it was deleted, or never committed)."
         case .duplicatePrimaryKey(let table, let column, let value):
             return "Attempting to create an object of type '\(table)' with an existing primary key value \(value) for '\(column)'."
         case .duplicateObjectKey(let table, let key):
-            return "Table '\(table)' already has an object with key \(key)."
+            return "A \(table) object with key \(key) exists already."
         case .typeMismatch(let table, let column, let expected, let value):
             return "Invalid value \(value) for '\(table).\(column)': expected \(expected)."
         case .nullForRequired(let table, let column):
@@ -129,7 +132,7 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidName(let kind, let name, let reason):
             return "Invalid \(kind) name '\(name)': \(reason)."
         case .invalidLink(let table, let column, let target, let key):
-            return "Invalid link in '\(table).\(column)': '\(target)' has no object with key \(key)."
+            return "Invalid link in '\(table).\(column)': there is no \(target) object with key \(key)."
         case .alreadyInWriteTransaction(let path):
             return "The realm at \(path) is already in a write transaction."
         case .primaryKeyChanged(let className, let property, let from, let to):
@@ -148,6 +151,8 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid map key '\(key)' for '\(table).\(column)': keys may not contain '.' or start with '$'."
         case .invalidValueString(let type, let string, let reason):
             return "Invalid \(type) string '\(string)': \(reason)."
+        case .primaryKeyNotGiven(let className, let property, let defaultValue):
+            return "No value for the primary key '\(className).\(property)' was given to create(_:value:), so its default \(defaultValue) was used, and a \(className) object with primary key \(defaultValue) exists already. Give '\(property)' a value."
         case .cyclicValue(let className):
             return "Cannot create a \(className) from a cyclic value: it links back to an object being copied (or nests objects more than 100 levels deep). Add the objects with add(_:) instead, which keeps cycles."
         case .invalidPredicate(let predicate, let position, let token, let reason):

@@ -91,9 +91,18 @@ public actor Realm {
 
     /// Creates an object from a dictionary, an array in property order, or another object.
     ///
+    /// Properties the value leaves out take their defaults; keys that name no property are
+    /// ignored, as in Realm (so JSON with extra fields can be passed as it is). With a primary
+    /// key and `update` other than `.error`, an existing object with that key is updated
+    /// instead, and so are nested objects with existing primary keys.
+    ///
     /// ```swift
     /// let dog = try realm.create(Dog.self, value: ["name": "Pluto", "age": 3])
     /// ```
+    ///
+    /// - Throws: ``FloeError`` naming the class, property and value for a value that does not
+    ///   fit, a duplicate primary key (``FloeError/primaryKeyNotGiven(className:property:defaultValue:)``
+    ///   when the key was left out), or a cyclic value.
     @discardableResult
     public func create<T: ObjectBase>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
         try core.create(type, value: value, update: update)

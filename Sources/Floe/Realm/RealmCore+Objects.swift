@@ -206,6 +206,9 @@ extension RealmCore {
             return try transaction.insertObject(into: binding.table, values: row)
         } catch let error {
             if case .duplicatePrimaryKey(_, _, let value) = error, let pk = schema.primaryKeyIndex {
+                if let given, given[pk] == nil {
+                    throw .primaryKeyNotGiven(className: schema.className, property: schema.properties[pk].name, defaultValue: value)
+                }
                 throw .duplicatePrimaryKey(table: schema.className, column: schema.properties[pk].name, value: value)
             }
             if case .typeMismatch(_, let column, _, _) = error, let index = binding.propertyOfColumnNamed(column) {
