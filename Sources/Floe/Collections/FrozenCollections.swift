@@ -12,7 +12,9 @@ public struct FrozenList<Element: _Persistable>: RandomAccessCollection, Sendabl
     let column: Int
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { (try? snapshot.collectionCount(in: binding.table, key: key, column: column)) ?? 0 }
+    public var endIndex: Int {
+        ManagedCollection.count(ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column)
+    }
 
     public subscript(position: Int) -> Element {
         let parent = ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key)

@@ -59,7 +59,7 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection {
             let keys = try reader.linkingObjects(in: table, column: column, to: parent.key)
             return keys
         } catch {
-            preconditionFailure("LinkingObjects<\(Element.className())>.\(originProperty): \(error)")
+            return parent.source.readFailed(error, reading: "LinkingObjects<\(Element.className())>.\(originProperty)", placeholder: [])
         }
     }
 }

@@ -128,7 +128,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
             let values = try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
             return values.map { Element._floeDecode(_FloeValue($0, parent: parent)) }.makeIterator()
         } catch {
-            preconditionFailure("Cannot read '\(ManagedCollection.name(parent, column))': \(error)")
+            return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [Element]().makeIterator())
         }
     }
 
@@ -242,10 +242,15 @@ extension List: CustomStringConvertible {
 /// The reads and checks that every managed collection shares.
 enum ManagedCollection {
     static func count(_ parent: ObjectBinding, _ column: Int) -> Int {
+        countIfReadable(parent, column) ?? 0
+    }
+
+    /// The count, or nil when damage kept it from being read (the damage is recorded).
+    private static func countIfReadable(_ parent: ObjectBinding, _ column: Int) -> Int? {
         do {
             return try parent.source.currentReader().collectionCount(in: parent.tableBinding.table, key: parent.key, column: column)
         } catch {
-            preconditionFailure("Cannot read '\(name(parent, column))': \(error)")
+            return parent.source.readFailed(error, reading: name(parent, column), placeholder: nil)
         }
     }
 
@@ -255,12 +260,17 @@ enum ManagedCollection {
             let value = try parent.source.currentReader().collectionElement(in: parent.tableBinding.table, key: parent.key, column: column, at: position)
             return _FloeValue(value, parent: parent)
         } catch {
-            preconditionFailure("Cannot read '\(name(parent, column))' at \(position): \(error)")
+            // An element that cannot be read answers the element type's default (`.null` makes a
+            // placeholder object for object elements); the enclosing read throws the damage.
+            let property = parent.tableBinding.propertyOfColumn[column].map { parent.tableBinding.schema.properties[$0] }
+            let placeholder = property.map { $0.type.isOptional ? Value.null : Value.defaultValue(for: $0.type.columnType) } ?? .null
+            return parent.source.readFailed(error, reading: "\(name(parent, column))' at '\(position)", placeholder: _FloeValue(placeholder))
         }
     }
 
     static func checkIndex(_ parent: ObjectBinding, _ column: Int, _ index: Int, allowEnd: Bool, operation: String) {
-        let count = count(parent, column)
+        // Damage already recorded: the read that follows answers a placeholder.
+        guard let count = countIfReadable(parent, column) else { return }
         precondition(index >= 0 && (index < count || (allowEnd && index == count)),
                      "Index \(index) is out of range for '\(name(parent, column))' of the \(parent.className) object with key \(parent.key), which holds \(count) elements (\(operation)).")
     }

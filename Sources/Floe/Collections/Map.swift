@@ -85,7 +85,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
                 }
                 return Value._floeDecode(_FloeValue(stored, parent: parent))
             } catch {
-                preconditionFailure("Cannot read '\(ManagedCollection.name(parent, column))': \(error)")
+                return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: nil)
             }
         }
         set {
@@ -166,7 +166,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
             return try parent.source.currentReader().mapEntries(in: parent.tableBinding.table, key: parent.key, column: column)
                 .map { ($0.key as! Key, Value._floeDecode(_FloeValue($0.value, parent: parent))) }
         } catch {
-            preconditionFailure("Cannot read '\(ManagedCollection.name(parent, column))': \(error)")
+            return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [])
         }
     }
 }

@@ -57,7 +57,7 @@ public final class MutableSet<Element: _Persistable>: RandomAccessCollection {
         do {
             return try parent.source.currentReader().setContains(wanted.value, in: parent.tableBinding.table, key: parent.key, column: column)
         } catch {
-            preconditionFailure("Cannot read '\(ManagedCollection.name(parent, column))': \(error)")
+            return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: false)
         }
     }
 

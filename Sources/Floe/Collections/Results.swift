@@ -21,21 +21,25 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The number of objects now.
     public var count: Int {
         guard let binding = tableBinding() else { return 0 }
-        return check { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
+        return check(placeholder: 0) { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
     }
 
     public subscript(position: Int) -> Element {
         guard let binding = tableBinding(),
-              let key = check({ () throws(FloeError) in try core.currentReader().objectKey(at: position, in: binding.table) })
-        else { preconditionFailure("Index \(position) is out of bounds for Results<\(Element.className())> of \(count) objects.") }
+              let key = check(placeholder: nil, { () throws(FloeError) in try core.currentReader().objectKey(at: position, in: binding.table) })
+        else {
+            if core.hasDeferredReadError { return Element() }
+            preconditionFailure("Index \(position) is out of bounds for Results<\(Element.className())> of \(count) objects.") }
         return core.materialize(Element.self, key: key, binding: binding)
     }
 
     /// Iterates over the objects as they were when iteration began.
     public func makeIterator() -> Iterator {
         guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, reader: nil, leaves: []) }
-        let reader = check { () throws(FloeError) in try core.currentReader() }
-        let leaves = check { () throws(FloeError) in try reader.leaves(of: binding.table) }
+        guard let reader = check(placeholder: nil, { () throws(FloeError) in try core.currentReader() }) else {
+            return Iterator(core: core, binding: nil, reader: nil, leaves: [])
+        }
+        let leaves = check(placeholder: []) { () throws(FloeError) in try reader.leaves(of: binding.table) }
         return Iterator(core: core, binding: binding, reader: reader, leaves: leaves)
     }
 
@@ -128,11 +132,13 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
     }
 
-    private func check<T>(_ body: () throws(FloeError) -> T) -> T {
+    /// A read that cannot throw: damage is recorded (the enclosing read throws it) and the
+    /// read answers `placeholder`.
+    private func check<T>(placeholder: T, _ body: () throws(FloeError) -> T) -> T {
         do {
             return try body()
         } catch {
-            preconditionFailure("Results<\(Element.className())>: \(error)")
+            return core.readFailed(error, reading: "Results<\(Element.className())>", placeholder: placeholder)
         }
     }
 }

@@ -14,14 +14,17 @@
     public let version: UInt64
     public let group: GroupNode
     private let pin: VersionPin?
+    /// Where reads of this snapshot that cannot throw report damage (the store's log).
+    public let damage: DamageLog
 
     /// A snapshot never changes.
     public var mutationCount: Int { 0 }
 
-    init(version: UInt64, group: GroupNode, pin: VersionPin?) {
+    init(version: UInt64, group: GroupNode, pin: VersionPin?, damage: DamageLog = DamageLog()) {
         self.version = version
         self.group = group
         self.pin = pin
+        self.damage = damage
     }
 }
 

@@ -20,6 +20,8 @@ import Synchronization
     public let options: StoreOptions
     let isInMemory: Bool
     let gate = WriterGate()
+    /// Damage that reads which cannot throw met in this store's file.
+    public let damage = DamageLog()
     let state: Locked<State>
 
     struct State {
@@ -127,7 +129,7 @@ import Synchronization
         }
         guard let (version, root) = taken else { throw .closed(path: path) }
         let pin = VersionPin(version: version) { [weak self] version in self?.unpin(version) }
-        return Snapshot(version: version, group: root, pin: pin)
+        return Snapshot(version: version, group: root, pin: pin, damage: damage)
     }
 
     private func unpin(_ version: UInt64) {

@@ -18,6 +18,9 @@ extension ObjectBase: _Persistable {
 
     public static func _floeDecode(_ stored: _FloeValue) -> Self {
         if let object = stored.object, stored.value == .null || stored.parent == nil { return cast(object) }
+        // What a damaged read answers in place of an object (it recorded the damage, so the
+        // enclosing read throws): an unmanaged placeholder, never a trap.
+        if stored.value == .null && stored.parent == nil { return Self() }
         guard case .link(let key) = stored.value, let parent = stored.parent,
               let object = parent.source.linkedObject(self, key: key)
         else { preconditionFailure("A link to a \(className()) object could not be read: \(stored.value.debugText)") }

@@ -14,6 +14,26 @@ protocol ObjectSource: AnyObject {
     /// Changes one collection of one object inside the open write transaction; like property
     /// setters, errors are recorded and make the enclosing write throw.
     func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void)
+    /// A read that cannot throw met damage: the enclosing read or write must throw `error`.
+    func recordReadFailure(_ error: FloeError)
+    /// Whether a read met damage (then an object missing from its tree is the damage's
+    /// placeholder, not misuse).
+    var hasRecordedDamage: Bool { get }
+}
+
+extension ObjectSource {
+    /// What a read that cannot throw does with `error`: damaged bytes (a failed checksum, a
+    /// short read) are recorded and the read answers `placeholder`; anything else is misuse
+    /// (reading a deleted object) and stops with `what` and the error.
+    func readFailed<T>(_ error: FloeError, reading what: @autoclosure () -> String, placeholder: T) -> T {
+        switch error {
+        case .corruptFile, .io:
+            recordReadFailure(error)
+            return placeholder
+        default:
+            preconditionFailure("Cannot read '\(what())': \(error)")
+        }
+    }
 }
 
 /// How one model class maps onto one realm's table: the table, and which column each
@@ -87,6 +107,14 @@ final class ObjectBinding {
 
     var className: String { tableBinding.schema.className }
 
+    /// What a read of `column` answers when its bytes are damaged: the type's default (nil
+    /// for optionals), which decodes without trapping; the enclosing read throws anyway.
+    private func placeholder(forColumn column: Int) -> Value {
+        guard let property = tableBinding.propertyOfColumn[column].map({ tableBinding.schema.properties[$0] }),
+              !property.type.isOptional else { return .null }
+        return Value.defaultValue(for: property.type.columnType)
+    }
+
     @usableFromInline
     func read(column: Int) -> _FloeValue {
         if tableBinding.isCollectionColumn[column] {
@@ -104,9 +132,11 @@ final class ObjectBinding {
             cachePosition(leaf: leaf, row: row, reader: reader)
             return _FloeValue(try leaf.columns[column].load().value(at: row), parent: self, column: column)
         } catch .noSuchObject {
+            if source.hasRecordedDamage { return _FloeValue(placeholder(forColumn: column), parent: self, column: column) }
             preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))': the \(className) object with key \(key) has been deleted or invalidated. Check isInvalidated first.")
         } catch {
-            preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))' of the \(className) object with key \(key): \(error)")
+            return source.readFailed(error, reading: "\(className).\(tableBinding.propertyName(ofColumn: column))' of the \(className) object with key \(key)",
+                                     placeholder: _FloeValue(placeholder(forColumn: column), parent: self, column: column))
         }
     }
 

@@ -73,7 +73,17 @@ final class FrozenSource: ObjectSource {
     func currentReader() throws(FloeError) -> any VersionReading { snapshot }
 
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
-        guard let binding = try? FrozenRealm.binding(for: type, in: snapshot), (try? snapshot.contains(key, in: binding.table)) == true else { return nil }
+        let found: TableBinding?
+        do throws(FloeError) {
+            if let binding = try FrozenRealm.binding(for: type, in: snapshot), try snapshot.contains(key, in: binding.table) {
+                found = binding
+            } else {
+                found = nil
+            }
+        } catch {
+            return readFailed(error, reading: "a link to a \(type.className()) object", placeholder: type.init())
+        }
+        guard let binding = found else { return nil }
         let object = type.init()
         object._floeBinding = ObjectBinding(source: self, tableBinding: binding, key: key)
         for (index, accessor) in binding.schema.accessors.enumerated() { accessor.bind(object, binding.columnOfProperty[index]) }
@@ -81,6 +91,11 @@ final class FrozenSource: ObjectSource {
     }
 
     func modelType(named className: String) -> ObjectBase.Type? { SchemaDiscovery.type(named: className) }
+
+    /// No enclosing read to throw from: the damage is kept for `checkIntegrity()`.
+    func recordReadFailure(_ error: FloeError) { snapshot.damage.record(error) }
+
+    var hasRecordedDamage: Bool { snapshot.damage.firstError != nil }
 
     func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void) {
         preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
@@ -114,11 +129,24 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     /// The number of objects at this version.
     public var count: Int {
         guard let binding else { return 0 }
-        return (try? snapshot.objectCount(in: binding.table)) ?? 0
+        do {
+            return try snapshot.objectCount(in: binding.table)
+        } catch {
+            snapshot.damage.record(error)
+            return 0
+        }
     }
 
     public subscript(position: Int) -> Frozen<Element> {
-        guard let binding, let key = try? snapshot.objectKey(at: position, in: binding.table) else {
+        let found: Int64?
+        do {
+            found = try binding.flatMap { binding throws(FloeError) in try snapshot.objectKey(at: position, in: binding.table) }
+        } catch {
+            // Damaged: an object that reads as placeholders; checkIntegrity() reports the damage.
+            snapshot.damage.record(error)
+            found = .min
+        }
+        guard let binding, let key = found else {
             preconditionFailure("Index \(position) is out of bounds for FrozenResults<\(Element.className())> of \(count) objects.")
         }
         return Frozen(snapshot: snapshot, binding: binding, key: key)

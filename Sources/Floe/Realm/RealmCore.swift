@@ -97,6 +97,8 @@ final class RealmCore: ObjectSource {
         if deferredReadError == nil { deferredReadError = error }
     }
 
+    var hasDeferredReadError: Bool { deferredReadError != nil }
+
     /// The error a non-throwing read recorded since the last call, if any.
     func takeDeferredReadError() -> FloeError? {
         defer { deferredReadError = nil }
@@ -157,6 +159,13 @@ final class RealmCore: ObjectSource {
         }
     }
 
+    var hasRecordedDamage: Bool { deferredReadError != nil }
+
+    func recordReadFailure(_ error: FloeError) {
+        deferReadError(error)
+        store.damage.record(error)
+    }
+
     func modelType(named className: String) -> ObjectBase.Type? {
         // The classes this realm was opened with or has used come first: several classes of
         // one name may exist in a program, each used with its own realm.
@@ -166,9 +175,15 @@ final class RealmCore: ObjectSource {
     }
 
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
-        guard let binding = try? tableBinding(for: type), let reader = try? currentReader(),
-              let found = try? reader.locate(key, in: binding.table)
-        else { return nil }
+        let located: (TableBinding, any VersionReading, (leaf: ClusterNode, row: Int))?
+        do {
+            guard let binding = try tableBinding(for: type) else { return nil }
+            let reader = try currentReader()
+            located = try reader.locate(key, in: binding.table).map { (binding, reader, $0) }
+        } catch {
+            return readFailed(error, reading: "a link to a \(type.className()) object", placeholder: type.init())
+        }
+        guard let (binding, reader, found) = located else { return nil }
         // The object keeps where it was found: its first property read needs no second search.
         let object = materialize(type, key: key, binding: binding)
         object._floeBinding!.cachePosition(leaf: found.leaf, row: found.row, reader: reader)

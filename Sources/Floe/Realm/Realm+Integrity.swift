@@ -1,0 +1,34 @@
+extension Realm {
+    /// Throws the first damage that a read which could not throw met in this realm's file.
+    ///
+    /// A property getter that loads a damaged node cannot throw: it answers a placeholder (the
+    /// type's default, or nil), and the enclosing `read { }` or write throws the damage, so no
+    /// value computed from damaged bytes leaves it. Code with no such boundary — synchronous
+    /// reads inside the actor, frozen objects read from other tasks — asks here. Undamaged data
+    /// keeps reading normally; `floe recover` salvages the newest intact version of the file.
+    ///
+    /// ```swift
+    /// let names = dogs.map(\.name)          // inside the actor, no throwing boundary
+    /// try realm.checkIntegrity()           // throws FloeError.corruptFile if a read met damage
+    /// ```
+    ///
+    /// - Throws: ``FloeError/corruptFile(path:offset:detail:)`` (or ``FloeError/io(path:operation:errno:)``
+    ///   for a failed read) describing the first damage met.
+    public nonisolated func checkIntegrity() throws {
+        if let damage = store.damage.firstError { throw damage }
+    }
+}
+
+extension FrozenRealm {
+    /// Throws the first damage that reads of this file's frozen objects (from any task) met;
+    /// see ``Realm/checkIntegrity()``.
+    ///
+    /// ```swift
+    /// let frozen = try await realm.read { realm in try realm.freeze() }
+    /// let total = frozen.objects(Dog.self).reduce(0) { $0 + $1.age }
+    /// try frozen.checkIntegrity()
+    /// ```
+    public func checkIntegrity() throws {
+        if let damage = snapshot.damage.firstError { throw damage }
+    }
+}
