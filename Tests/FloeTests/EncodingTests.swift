@@ -3,6 +3,36 @@ import Testing
 @_spi(Engine) @testable import Floe
 
 @Suite struct EncodingTests {
+    /// Every enum whose raw values reach the file, pinned: a renumbered case would make
+    /// existing files read as something else.
+    @Test func onDiskEnumRawValuesArePinned() {
+        #expect(ColumnType.allCases.map { "\($0)=\($0.rawValue)" } == [
+            "bool=1", "int=2", "float=3", "double=4", "string=5", "binary=6", "timestamp=7",
+            "decimal128=8", "objectId=9", "uuid=10", "link=11", "mixed=12",
+        ])
+        #expect(CollectionKind.allCases.map(\.rawValue) == [0, 1, 2, 3])
+        #expect(CollectionKind.allCases == [.single, .list, .set, .map])
+        #expect(TableKind.allCases.map { "\($0)=\($0.rawValue)" } == ["topLevel=0", "embedded=1", "asymmetric=2"])
+        #expect(ColumnStorage.Layout.allCases.map { "\($0)=\($0.rawValue)" } == [
+            "words=1", "pairs=2", "strings=3", "binaries=4", "values=5", "collections=6",
+        ])
+        #expect(NodeKind.allCases.map { "\($0)=\($0.rawValue)" } == [
+            "group=1", "table=2", "clusterInner=3", "clusterLeaf=4", "column=5", "collectionInner=6", "collectionLeaf=7",
+        ])
+        // Mixed cells tag each value kind; the tags are written by encodeValue.
+        let tagged: [(Value, UInt8)] = [
+            (.null, 0), (.bool(true), 1), (.int(1), 2), (.float(1), 3), (.double(1), 4), (.string("a"), 5),
+            (.binary([1]), 6), (.timestamp(1), 7), (.decimal128(Word128(high: 0, low: 0)), 8),
+            (.objectId(Word128(high: 0, low: 0)), 9), (.uuid(Word128(high: 0, low: 0)), 10), (.link(1), 11),
+            (.typedLink(table: "Dog", key: 1), 12),
+        ]
+        for (value, tag) in tagged {
+            var writer = ByteWriter()
+            ColumnStorage.encodeValue(value, into: &writer)
+            #expect(writer.bytes.first == tag, "\(value)")
+        }
+    }
+
     @Test func crc32cMatchesKnownVectors() {
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
         #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)

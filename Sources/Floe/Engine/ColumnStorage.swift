@@ -4,17 +4,18 @@
 /// allocation). Fixed-width values are raw 64-bit words so that scans and aggregates run
 /// over contiguous memory.
 struct ColumnStorage {
-    enum Layout: UInt8 {
+    /// Written in every column node's image: each raw value spelled out (pinned by a test).
+    enum Layout: UInt8, CaseIterable {
         /// bool, int, float, double, timestamp, link: one word per row.
         case words = 1
         /// decimal128, objectId, uuid: two words per row (high, low).
-        case pairs
-        case strings
-        case binaries
+        case pairs = 2
+        case strings = 3
+        case binaries = 4
         /// mixed: one ``Value`` per row.
-        case values
+        case values = 5
         /// list, set and map columns: one collection root per row (nil: empty).
-        case collections
+        case collections = 6
 
         init(elementType: ColumnType) {
             switch elementType {

@@ -1,8 +1,15 @@
 import Synchronization
 
-/// The node kinds the engine writes; storage keeps the tag and never interprets it.
-enum NodeKind: UInt8 {
-    case group = 1, table, clusterInner, clusterLeaf, column, collectionInner, collectionLeaf
+/// The node kinds the engine writes; storage keeps the tag and never interprets it. The raw
+/// values are in every node's header: each is spelled out (pinned by a test).
+enum NodeKind: UInt8, CaseIterable {
+    case group = 1
+    case table = 2
+    case clusterInner = 3
+    case clusterLeaf = 4
+    case column = 5
+    case collectionInner = 6
+    case collectionLeaf = 7
 }
 
 /// A node of the engine's copy-on-write trees.

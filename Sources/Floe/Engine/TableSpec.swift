@@ -1,22 +1,38 @@
 /// The type of a column (or of a collection column's elements).
+///
+/// The raw values are written in every table's schema: each is spelled out, so that a case
+/// added anywhere cannot renumber the file format (`EncodingTests` pins them).
 @_spi(Engine) public enum ColumnType: UInt8, Sendable, Hashable, CaseIterable {
-    case bool = 1, int, float, double, string, binary, timestamp, decimal128, objectId, uuid, link, mixed
+    case bool = 1
+    case int = 2
+    case float = 3
+    case double = 4
+    case string = 5
+    case binary = 6
+    case timestamp = 7
+    case decimal128 = 8
+    case objectId = 9
+    case uuid = 10
+    case link = 11
+    case mixed = 12
 }
 
 /// Whether a column holds one value per object or a collection of them.
-@_spi(Engine) public enum CollectionKind: UInt8, Sendable, Hashable {
+@_spi(Engine) public enum CollectionKind: UInt8, Sendable, Hashable, CaseIterable {
     case single = 0
     /// Ordered, duplicates allowed.
-    case list
+    case list = 1
     /// Distinct values, kept in ``Value``'s total order.
-    case set
+    case set = 2
     /// String keys to values, kept in key order.
-    case map
+    case map = 3
 }
 
 /// What kind of objects a table holds; the engine stores it for the schema layer.
-@_spi(Engine) public enum TableKind: UInt8, Sendable, Hashable {
-    case topLevel = 0, embedded, asymmetric
+@_spi(Engine) public enum TableKind: UInt8, Sendable, Hashable, CaseIterable {
+    case topLevel = 0
+    case embedded = 1
+    case asymmetric = 2
 }
 
 /// One column of a table.
