@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Fails when a file in a lower folder of Sources/Floe names a type declared in a higher one.
+
+The folders, lowest first, are the layers of Docs/Architecture.md. Only top-level
+declarations count as a layer's types (nested names such as `Iterator` are everyone's).
+Comments and string literals are ignored. Usage: Scripts/check-layers.py [Sources/Floe]
+"""
+import os
+import re
+import sys
+
+# Lowest first. Support and Errors are the floor every layer stands on.
+LAYERS = ["Support", "Errors", "Storage", "Engine", "Schema", "Model", "Mapping",
+          "Collections", "Query", "Realm", "Changes", "Projection"]
+
+DECLARATION = re.compile(
+    r"^(?:@[\w()., ]+\s+)*(?:(?:public|internal|package|private|fileprivate|final|open|indirect)\s+)*"
+    r"(?:class|struct|enum|protocol|actor|typealias)\s+(\w+)")
+IDENTIFIER = re.compile(r"\b[A-Z_]\w*\b")
+GENERICS = re.compile(r"(?:struct|class|enum|actor|protocol|typealias|func|init|subscript)\s*[\w`]*\s*<([^>]*)>")
+ASSOCIATED = re.compile(r"\bassociatedtype\s+(\w+)")
+
+
+def local_names(lines):
+    """Generic parameters and associated types: names a file declares for itself."""
+    names = set()
+    for line in lines:
+        for parameters in GENERICS.findall(line):
+            for parameter in parameters.split(","):
+                names.add(parameter.split(":")[0].strip())
+        names.update(ASSOCIATED.findall(line))
+    return names
+
+
+def strip(source):
+    """The source without comments and string literals (their words name nothing)."""
+    source = re.sub(r'"""(?:.|\n)*?"""', '""', source)
+    source = re.sub(r"/\*(?:.|\n)*?\*/", "", source)
+    lines = []
+    for line in source.split("\n"):
+        line = re.sub(r'"(?:\\.|[^"\\])*"', '""', line)
+        lines.append(line.split("//", 1)[0])
+    return lines
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "Sources/Floe"
+    files = {}
+    for folder in sorted(os.listdir(root)):
+        path = os.path.join(root, folder)
+        if not os.path.isdir(path):
+            continue
+        if folder not in LAYERS:
+            print(f"check-layers: {path} is not a known layer; add it to LAYERS in {sys.argv[0]}")
+            return 1
+        for directory, _, names in os.walk(path):
+            for name in names:
+                if name.endswith(".swift"):
+                    with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                        files[os.path.join(directory, name)] = (folder, strip(handle.read()))
+    owner = {}
+    for path, (folder, lines) in files.items():
+        for line in lines:
+            match = DECLARATION.match(line)
+            if match:
+                owner.setdefault(match.group(1), folder)
+    violations = 0
+    for path, (folder, lines) in sorted(files.items()):
+        level = LAYERS.index(folder)
+        own = local_names(lines)
+        for number, line in enumerate(lines, 1):
+            for name in sorted(set(IDENTIFIER.findall(line)) - own):
+                above = owner.get(name)
+                if above and LAYERS.index(above) > level:
+                    print(f"{path}:{number}: {folder}/ names {name}, declared in {above}/ above it")
+                    violations += 1
+    if violations:
+        print(f"check-layers: {violations} upward references")
+        return 1
+    print(f"check-layers: {len(files)} files, no upward references")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
