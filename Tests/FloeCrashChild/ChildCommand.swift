@@ -12,6 +12,7 @@ import Darwin
 /// - `run <path> <seed> [<max commits>]`: opens the file with durability `.full`, prints
 ///   `READY <version>`, then commits the workload named by the seed, printing `ACK <version>`
 ///   after each commit returns, until killed (or after the given number of commits).
+/// - `group <path> <writers>`: concurrent awaited realm writes sharing syncs; see ``GroupCommitChild``.
 /// - `hold-lock <path>`: opens the file, prints `READY` and waits to be killed, holding the lock.
 /// - `open <path> [read-only]`: opens the file, reads everything and verifies it, printing
 ///   `VERSION <version>`, `STATE <digest>` (see ``WorkloadState/digest``) and
@@ -28,6 +29,9 @@ enum ChildCommand {
             guard arguments.count >= 4, let seed = UInt64(arguments[3]) else { return usage() }
             let limit = arguments.count >= 5 ? UInt64(arguments[4]) ?? .max : .max
             return report { () throws(FloeError) in try run(path: arguments[2], seed: seed, limit: limit, parent: parent) }
+        case "group":
+            guard arguments.count >= 4, let writers = Int(arguments[3]), writers > 0 else { return usage() }
+            return GroupCommitChild.run(path: arguments[2], writers: writers, parent: parent)
         case "hold-lock":
             guard arguments.count >= 3 else { return usage() }
             return report { () throws(FloeError) in try holdLock(path: arguments[2], parent: parent) }
@@ -117,7 +121,7 @@ enum ChildCommand {
     }
 
     private static func usage() -> Int32 {
-        say("usage: FloeCrashChild run <path> <seed> [<max commits>] | hold-lock <path> | open <path> [read-only]", to: STDERR_FILENO)
+        say("usage: FloeCrashChild run <path> <seed> [<max commits>] | group <path> <writers> | hold-lock <path> | open <path> [read-only]", to: STDERR_FILENO)
         return 2
     }
 }

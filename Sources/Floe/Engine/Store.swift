@@ -20,6 +20,8 @@ import Synchronization
     public let options: StoreOptions
     let isInMemory: Bool
     let gate = WriterGate()
+    /// Syncs deferred commits in groups (see ``GroupCommit``).
+    let groupCommit: GroupCommit
     /// Damage that reads which cannot throw met in this store's file.
     public let damage = DamageLog()
     let state: Locked<State>
@@ -38,7 +40,10 @@ import Synchronization
         self.path = path
         self.options = options
         self.isInMemory = isInMemory
-        state = Locked(State(root: root, version: version, file: file))
+        let state = Locked(State(root: root, version: version, file: file))
+        self.state = state
+        // Weakly: a sync round still running must not keep a closed store's file open.
+        groupCommit = GroupCommit(durableVersion: version) { [weak state] in state?.withLock { ($0.version, $0.file) } ?? (.max, nil) }
         publishedVersion.store(version, ordering: .releasing)
     }
 
@@ -181,6 +186,8 @@ import Synchronization
     /// leave more versions active than ``StoreOptions/maximumNumberOfActiveVersions``.
     public func beginWrite() throws(FloeError) -> WriteTransaction {
         if options.readOnly { throw .readOnly(path: path) }
+        // After a failed sync the file's state on disk is unknown: no more writes until reopened.
+        if let failure = groupCommit.failure { throw failure }
         gate.enter()
         let begun: Result<(UInt64, GroupNode), FloeError> = state.withLock { state in
             if state.isClosed { return .failure(.closed(path: path)) }
@@ -206,7 +213,16 @@ import Synchronization
         gate.leave()
     }
 
-    func commit(_ transaction: WriteTransaction) throws(FloeError) -> UInt64 {
+    /// Returns once `version` is on stable storage (at once for `.none` and in-memory stores, and
+    /// for commits that synced themselves); commits awaited together share one `fdatasync`.
+    ///
+    /// - Throws: the sync's ``FloeError/io(path:operation:errno:)``; after one, the store
+    ///   refuses writes until it is reopened.
+    public func waitUntilDurable(_ version: UInt64) async throws(FloeError) {
+        try await groupCommit.waitUntilDurable(version)
+    }
+
+    func commit(_ transaction: WriteTransaction, deferringSync: Bool) throws(FloeError) -> UInt64 {
         defer { gate.leave() }
         let (file, previousVersion, closed) = state.withLock { ($0.file, $0.version, $0.isClosed) }
         if closed { throw .closed(path: path) }
@@ -219,7 +235,7 @@ import Synchronization
             let written = chunk!.nextOffset - chunk!.start - UInt64(ChunkHeader.size)
             let previousLive = file.lastCommit?.liveBytes ?? 0
             let live = previousLive + written - min(previousLive, UInt64(transaction.context.freedBytes))
-            try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live)
+            try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live, sync: !deferringSync)
         } else {
             var none: ChunkBuilder?
             _ = groupRef.persist(into: &none)
@@ -231,6 +247,10 @@ import Synchronization
             return Array(state.listeners.values)
         }
         for listener in listeners { listener.yield(version) }
+        if !deferringSync || file == nil || options.durability != .full {
+            // Synced by the append (or nothing to sync): durable, and so is every commit before it.
+            groupCommit.markDurable(upTo: version)
+        }
         if options.compactsAutomatically, let file, file.endOffset > 1 << 20,
            file.deadBytes > 2 * (file.lastCommit?.liveBytes ?? 0) {
             // Dead bytes dominate: reclaim them now, while this writer still holds the turn.
@@ -272,10 +292,12 @@ import Synchronization
         } else {
             root = GroupNode(isMutable: false)
         }
-        state.withLock { state in
+        let version = state.withLock { state in
             state.file = copy
             state.root = root
+            return state.version
         }
+        if options.durability == .full { groupCommit.markDurable(upTo: version) }
         file.close()
     }
 

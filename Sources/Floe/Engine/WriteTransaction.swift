@@ -43,9 +43,22 @@
     /// Returns the new version number. On error nothing is published and the transaction ends.
     @discardableResult
     public func commit() throws(FloeError) -> UInt64 {
+        try commit(deferringSync: false)
+    }
+
+    /// Publishes every change as a new version; with `deferringSync`, a `.full` store appends it
+    /// without syncing, and the caller awaits ``Store/waitUntilDurable(_:)`` before reporting
+    /// the write as done, so that commits queued together share one sync (group commit).
+    ///
+    /// ```swift
+    /// let version = try transaction.commit(deferringSync: true)
+    /// try await store.waitUntilDurable(version)
+    /// ```
+    @discardableResult
+    public func commit(deferringSync: Bool) throws(FloeError) -> UInt64 {
         try requireOpen()
         isOpen = false
-        return try store.commit(self)
+        return try store.commit(self, deferringSync: deferringSync)
     }
 
     /// Discards every change.

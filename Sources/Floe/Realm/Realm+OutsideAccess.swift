@@ -13,7 +13,10 @@ extension Realm {
     /// ```
     @discardableResult
     public nonisolated func write<Result: Sendable>(_ block: sending (borrowing Transaction) throws -> Result) async throws -> Result {
-        try await performWrite(block)
+        let (result, version) = try await performWrite(block)
+        // Off the actor: the next queued write commits meanwhile, and shares this sync.
+        try await store.waitUntilDurable(version)
+        return result
     }
 
     /// Runs `block` in a write transaction on the realm's actor (a `write` whose closure returns nothing).
@@ -24,7 +27,8 @@ extension Realm {
     /// }
     /// ```
     public nonisolated func asyncWrite(_ block: sending (borrowing Transaction) throws -> Void) async throws {
-        try await performWrite(block)
+        let (_, version) = try await performWrite(block)
+        try await store.waitUntilDurable(version)
     }
 
     /// Runs `block` on the realm's actor against its current version and returns its `Sendable` result.
@@ -36,10 +40,11 @@ extension Realm {
         try await performRead(block)
     }
 
-    private func performWrite<Result: Sendable>(_ block: sending (borrowing Transaction) throws -> Result) throws -> Result {
+    /// Commits without syncing (group commit): the caller awaits durability off the actor.
+    private func performWrite<Result: Sendable>(_ block: sending (borrowing Transaction) throws -> Result) throws -> (Result, UInt64) {
         try Task.checkCancellation()
         let transaction = Transaction(core: core)
-        return try core.write {
+        return try core.write(deferringSync: true) {
             let result = try block(transaction)
             // Cancelled before the commit: roll back rather than publish.
             try Task.checkCancellation()

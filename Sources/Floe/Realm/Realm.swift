@@ -21,7 +21,7 @@ import Foundation
 public actor Realm {
     let core: RealmCore
     /// The shared store of the file (Sendable; every realm of the file in the process has the same).
-    let store: Store
+    nonisolated let store: Store
 
     /// The configuration this realm was opened with.
     public nonisolated let configuration: Configuration

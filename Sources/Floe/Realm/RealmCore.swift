@@ -53,15 +53,19 @@ final class RealmCore: ObjectSource {
         deferredReadError = nil
     }
 
-    func commitWrite() throws(FloeError) {
+    /// Commits the open write and returns its version. With `deferringSync`, the caller must
+    /// await ``Store/waitUntilDurable(_:)`` before reporting the write as done (group commit).
+    @discardableResult
+    func commitWrite(deferringSync: Bool = false) throws(FloeError) -> UInt64 {
         guard let transaction else { throw .notInWriteTransaction(path: store.path) }
         if let error = pendingErrors.first ?? takeDeferredReadError() {
             cancelWrite()
             throw error
         }
         self.transaction = nil
-        try transaction.commit()
+        let version = try transaction.commit(deferringSync: deferringSync)
         snapshot = try store.snapshot()
+        return version
     }
 
     func cancelWrite() {
@@ -81,11 +85,16 @@ final class RealmCore: ObjectSource {
 
     /// Runs `block` in a write transaction: commits when it returns, rolls back when it throws.
     func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try write(deferringSync: false, block).result
+    }
+
+    /// `write`, also returning the committed version; with `deferringSync`, see ``commitWrite(deferringSync:)``.
+    func write<Result>(deferringSync: Bool, _ block: () throws -> Result) throws -> (result: Result, version: UInt64) {
         try beginWrite()
         do {
             let result = try block()
-            try commitWrite()
-            return result
+            let version = try commitWrite(deferringSync: deferringSync)
+            return (result, version)
         } catch {
             cancelWrite()
             throw error

@@ -146,7 +146,8 @@ final class StorageFile: @unchecked Sendable {
 
     /// Writes a built chunk in one write, syncs it per the durability, and records it as the last commit.
     @discardableResult
-    func append(_ chunk: inout ChunkBuilder, version: UInt64, rootRef: UInt64, liveBytes: UInt64) throws(FloeError) -> CommitRecord {
+    /// `sync: false` leaves the sync to a later group commit (``GroupCommit``), even with `.full`.
+    func append(_ chunk: inout ChunkBuilder, version: UInt64, rootRef: UInt64, liveBytes: UInt64, sync: Bool = true) throws(FloeError) -> CommitRecord {
         guard !isReadOnly else { throw .readOnly(path: path) }
         if isClosed { throw .closed(path: path) }
         precondition(chunk.start == endOffset, "chunk built for offset \(chunk.start) but the file ends at \(endOffset)")
@@ -156,7 +157,7 @@ final class StorageFile: @unchecked Sendable {
             if sealed.tailOffset != sealed.record.chunkStart {
                 try handle.write(sealed.header, at: sealed.record.chunkStart)
             }
-            if durability == .full { try handle.sync() }
+            if durability == .full && sync { try handle.sync() }
         } catch {
             // Leave no half chunk behind for the next commit to follow.
             try? handle.truncate(to: endOffset)

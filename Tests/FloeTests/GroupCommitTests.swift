@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import Floe
+@testable import FloeCrashChild
+
+/// Awaited writes queued together share one `fdatasync`, and a write is acknowledged only
+/// once its group's sync returned.
+@Suite struct GroupCommitTests {
+    final class Entry: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var writer = 0
+    }
+
+    @Test func concurrentAwaitedWritesShareSyncsAndAllLand() async throws {
+        let directory = TemporaryDirectory("group-commit")
+        let url = URL(fileURLWithPath: directory.file())
+        let writers = 50, perWriter = 20
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        for index in 0..<perWriter {
+                            try await realm.asyncWrite { realm in
+                                try realm.create(Entry.self, value: ["id": writer * perWriter + index, "writer": writer])
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let rounds = realm.store.groupCommit.rounds
+            // Each write waited for a sync, but writes queued together shared one.
+            #expect(rounds > 0 && rounds < writers * perWriter / 2, "\(rounds) syncs for \(writers * perWriter) writes")
+            #expect(try await realm.read { realm in realm.objects(Entry.self).count } == writers * perWriter)
+        }
+        let reopened = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
+        #expect(try await reopened.read { realm in realm.objects(Entry.self).count } == writers * perWriter)
+        #expect(try reopened.store.verify().isValid)
+    }
+
+    @Test func writesInsideTheActorStillSyncThemselves() async throws {
+        let directory = TemporaryDirectory("group-commit-sync")
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [Entry.self]))
+        let version = try await realm.insertEntry(id: 1)
+        // Durable before it returned: nothing left to wait for, and no group round was needed.
+        try await realm.store.waitUntilDurable(version)
+        #expect(realm.store.groupCommit.rounds == 0)
+    }
+
+    /// A writer process runs 8 tasks of awaited writes and prints each id once its write
+    /// returned; killed at a random moment, every acknowledged id must be in the reopened file.
+    @Test func killedGroupCommitterLosesNoAcknowledgedWrite() async throws {
+        let directory = TemporaryDirectory("group-crash")
+        let path = directory.file()
+        var random = SystemRandomNumberGenerator()
+        var acknowledgedTotal = 0
+        for kill in 0..<25 {
+            let child = try CrashChildProcess(["group", path, "8"])
+            guard let ready = child.readLine(killingAfter: 30), ready.hasPrefix("READY") else {
+                let ending = child.kill()
+                Issue.record("the child \(ending) before it was ready (kill \(kill)): \(child.errorText())")
+                return
+            }
+            usleep(UInt32.random(in: 2_000...60_000, using: &random))
+            let ending = child.kill()
+            let lines = child.remainingLines()
+            try #require(ending == .signalled(SIGKILL), "the child \(ending) before it was killed: \(child.errorText())")
+            let acknowledged = lines.compactMap { $0.hasPrefix("ACK ") ? Int($0.dropFirst(4)) : nil }
+            acknowledgedTotal += acknowledged.count
+            let store = try Store.open(path: path, options: StoreOptions(compactsAutomatically: false))
+            let report = try store.verify()
+            store.close()
+            #expect(report.isValid, "kill \(kill): \(report)")
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [GroupCommitEntry.self]))
+            let stored = Set(try await realm.read { realm in realm.objects(GroupCommitEntry.self).map(\.id) })
+            let lost = acknowledged.filter { !stored.contains($0) }
+            #expect(lost.isEmpty, "kill \(kill): acknowledged writes \(lost.prefix(5)) are missing after the crash")
+        }
+        #expect(acknowledgedTotal > 25, "only \(acknowledgedTotal) writes were acknowledged: the kills tested nothing")
+    }
+}
+
+extension Realm {
+    fileprivate func insertEntry(id: Int) throws -> UInt64 {
+        try write { try create(GroupCommitTests.Entry.self, value: ["id": id]) }
+        return store.currentVersion
+    }
+}
