@@ -39,6 +39,17 @@ final class GroupCommit: Sendable {
     /// The first sync failure, if any; the store refuses writes after one.
     var failure: FloeError? { state.withLock { $0.failure } }
 
+    /// Records a failed sync outside a round (a commit that synced itself): its bytes may or may
+    /// not be on disk, so from now on every wait and every new write fails.
+    func recordFailure(_ error: FloeError) {
+        let failed = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            state.failure = state.failure ?? error
+            defer { state.waiters = [] }
+            return state.waiters.map(\.continuation)
+        }
+        for continuation in failed { continuation.resume(throwing: error) }
+    }
+
     /// Records that every version up to `version` is durable already (a synced commit, or a
     /// compaction that wrote and synced a new file).
     func markDurable(upTo version: UInt64) {

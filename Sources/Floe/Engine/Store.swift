@@ -235,7 +235,14 @@ import Synchronization
             let written = chunk!.nextOffset - chunk!.start - UInt64(ChunkHeader.size)
             let previousLive = file.lastCommit?.liveBytes ?? 0
             let live = previousLive + written - min(previousLive, UInt64(transaction.context.freedBytes))
-            try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live, sync: !deferringSync)
+            do {
+                try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live, sync: !deferringSync)
+            } catch {
+                // A failed fsync may have lost bytes the kernel reported written (and retrying it
+                // can wrongly succeed): no further writes until the file is reopened and recovered.
+                if case .io(_, "fsync", _) = error { groupCommit.recordFailure(error) }
+                throw error
+            }
         } else {
             var none: ChunkBuilder?
             _ = groupRef.persist(into: &none)
@@ -253,8 +260,10 @@ import Synchronization
         }
         if options.compactsAutomatically, let file, file.endOffset > 1 << 20,
            file.deadBytes > 2 * (file.lastCommit?.liveBytes ?? 0) {
-            // Dead bytes dominate: reclaim them now, while this writer still holds the turn.
-            try compactHoldingTurn()
+            // Dead bytes dominate: reclaim them now, while this writer still holds the turn. The
+            // commit stands whatever happens here: a failed compaction leaves the file as it was,
+            // and the next commit tries again.
+            try? compactHoldingTurn()
         }
         return version
     }
@@ -277,28 +286,47 @@ import Synchronization
         guard let file = state.withLock({ $0.file }) else { return }
         let temporary = path + ".compacting"
         FileHandle.remove(temporary)
-        let copy = try Compactor.copy(file: file, to: temporary, reportedPath: path, durability: options.durability)
+        let copy: StorageFile
         do {
+            copy = try Compactor.copy(file: file, to: temporary, reportedPath: path, durability: options.durability)
+        } catch {
+            FileHandle.remove(temporary)
+            throw error
+        }
+        let root: GroupNode
+        do {
+            // Everything that can fail before the rename does: after it, the path names the copy.
+            if let rootRef = copy.lastCommit?.rootRef, rootRef != 0 {
+                root = try NodeRef<GroupNode>(offset: rootRef, source: copy).load()
+            } else {
+                root = GroupNode(isMutable: false)
+            }
             try FileHandle.move(temporary, to: path)
-            try FileHandle.syncDirectory(of: path)
         } catch {
             copy.close()
             FileHandle.remove(temporary)
             throw error
         }
-        let root: GroupNode
-        if let rootRef = copy.lastCommit?.rootRef, rootRef != 0 {
-            root = try NodeRef<GroupNode>(offset: rootRef, source: copy).load()
-        } else {
-            root = GroupNode(isMutable: false)
+        // From here the path names the copy: writing on to the old file would write to an
+        // unlinked inode, lost on reopen. Switch even if the rename cannot be made durable.
+        var directorySyncFailure: FloeError?
+        do {
+            try FileHandle.syncDirectory(of: path)
+        } catch {
+            directorySyncFailure = error
         }
         let version = state.withLock { state in
             state.file = copy
             state.root = root
             return state.version
         }
-        if options.durability == .full { groupCommit.markDurable(upTo: version) }
         file.close()
+        if let directorySyncFailure {
+            // A crash could bring back the old file: later commits could vanish, so none are taken.
+            groupCommit.recordFailure(directorySyncFailure)
+            throw directorySyncFailure
+        }
+        if options.durability == .full { groupCommit.markDurable(upTo: version) }
     }
 
     /// Writes the newest version, compacted, to a new file at `destination` (which must not exist).

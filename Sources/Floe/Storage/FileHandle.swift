@@ -23,6 +23,7 @@ final class FileHandle: @unchecked Sendable {
         var flags: Int32 = mode == .readOnly ? O_RDONLY : O_RDWR
         if create && mode == .readWrite { flags |= O_CREAT }
         flags |= O_CLOEXEC
+        try FaultInjection.check(.open, path: openPath, naming: path)
         let fd = open(openPath, flags, 0o644)
         if fd < 0 { throw .io(path: path, operation: "open", errno: errno) }
         descriptor = fd
@@ -53,6 +54,7 @@ final class FileHandle: @unchecked Sendable {
     /// Reads exactly `count` bytes at `offset`; a short read (end of file) is an error.
     func read(count: Int, at offset: UInt64) throws(FloeError) -> [UInt8] {
         if count == 0 { return [] }  // see ByteReader.readWords: no zero-capacity uninitialized arrays
+        try FaultInjection.check(.read, path: path, naming: path)
         var failure: FloeError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var done = 0
@@ -77,10 +79,19 @@ final class FileHandle: @unchecked Sendable {
 
     func write(_ bytes: [UInt8], at offset: UInt64) throws(FloeError) {
         var failure: FloeError?
+        var limit = bytes.count
+        switch FaultInjection.failure(for: .write, path: path) {
+        case .error(let code)?: throw .io(path: path, operation: "pwrite", errno: code)
+        case .shortWrite?:
+            // The disk fills halfway through: the first half lands, then ENOSPC.
+            limit = bytes.count / 2
+            failure = .io(path: path, operation: "pwrite", errno: ENOSPC)
+        case nil: break
+        }
         bytes.withUnsafeBytes { raw in
             var done = 0
-            while done < raw.count {
-                let result = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
+            while done < limit {
+                let result = pwrite(descriptor, raw.baseAddress! + done, limit - done, off_t(offset) + off_t(done))
                 if result < 0 {
                     if errno == EINTR { continue }
                     failure = .io(path: path, operation: "pwrite", errno: errno)
@@ -93,6 +104,7 @@ final class FileHandle: @unchecked Sendable {
     }
 
     func sync() throws(FloeError) {
+        try FaultInjection.check(.sync, path: path, naming: path)
         #if canImport(Darwin)
         let result = fcntl(descriptor, F_FULLFSYNC)
         #else
@@ -102,6 +114,7 @@ final class FileHandle: @unchecked Sendable {
     }
 
     func truncate(to length: UInt64) throws(FloeError) {
+        try FaultInjection.check(.truncate, path: path, naming: path)
         if ftruncate(descriptor, off_t(length)) != 0 {
             throw .io(path: path, operation: "ftruncate", errno: errno)
         }
@@ -110,6 +123,7 @@ final class FileHandle: @unchecked Sendable {
     /// Makes a rename in `directory` durable.
     static func syncDirectory(of path: String) throws(FloeError) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        try FaultInjection.check(.syncDirectory, path: path, naming: directory)
         let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw .io(path: directory, operation: "open directory", errno: errno) }
         defer { close(fd) }
@@ -117,6 +131,7 @@ final class FileHandle: @unchecked Sendable {
     }
 
     static func move(_ source: String, to destination: String) throws(FloeError) {
+        try FaultInjection.check(.rename, path: destination, naming: destination)
         let result = rename(source, destination)
         if result != 0 { throw .io(path: destination, operation: "rename from \(source)", errno: errno) }
     }
