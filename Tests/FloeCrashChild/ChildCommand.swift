@@ -13,6 +13,7 @@ import Darwin
 ///   `READY <version>`, then commits the workload named by the seed, printing `ACK <version>`
 ///   after each commit returns, until killed (or after the given number of commits).
 /// - `group <path> <writers>`: concurrent awaited realm writes sharing syncs; see ``GroupCommitChild``.
+/// - `compact <path>`: opens the file, compacts it, prints `COMPACTED <version>` and exits.
 /// - `hold-lock <path>`: opens the file, prints `READY` and waits to be killed, holding the lock.
 /// - `open <path> [read-only]`: opens the file, reads everything and verifies it, printing
 ///   `VERSION <version>`, `STATE <digest>` (see ``WorkloadState/digest``) and
@@ -32,6 +33,14 @@ enum ChildCommand {
         case "group":
             guard arguments.count >= 4, let writers = Int(arguments[3]), writers > 0 else { return usage() }
             return GroupCommitChild.run(path: arguments[2], writers: writers, parent: parent)
+        case "compact":
+            guard arguments.count >= 3 else { return usage() }
+            return report { () throws(FloeError) in
+                let store = try Store.open(path: arguments[2], options: StoreOptions(durability: .full))
+                try store.compact()
+                say("COMPACTED \(store.currentVersion)")
+                store.close()
+            }
         case "hold-lock":
             guard arguments.count >= 3 else { return usage() }
             return report { () throws(FloeError) in try holdLock(path: arguments[2], parent: parent) }
@@ -121,7 +130,7 @@ enum ChildCommand {
     }
 
     private static func usage() -> Int32 {
-        say("usage: FloeCrashChild run <path> <seed> [<max commits>] | group <path> <writers> | hold-lock <path> | open <path> [read-only]", to: STDERR_FILENO)
+        say("usage: FloeCrashChild run <path> <seed> [<max commits>] | group <path> <writers> | compact <path> | hold-lock <path> | open <path> [read-only]", to: STDERR_FILENO)
         return 2
     }
 }

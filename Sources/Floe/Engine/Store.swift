@@ -125,6 +125,46 @@ import Synchronization
     /// What open found in the file (torn tail cut off, scan from the start), for diagnostics.
     public var recoveredTailBytes: UInt64 { currentFile?.recovery.discardedTailBytes ?? 0 }
 
+    /// For a store opened read-only on a file that another process writes: takes in the
+    /// commits appended since the last look, and follows the file to its compacted copy when
+    /// the writer replaced it (the old file stays readable for snapshots still holding it).
+    /// Returns whether the newest version changed. Writers' stores never need this.
+    ///
+    /// ```swift
+    /// let reader = try Store.open(path: path, options: StoreOptions(readOnly: true))
+    /// if try reader.refresh() { print("now at version", reader.currentVersion) }
+    /// ```
+    @discardableResult
+    public func refresh() throws(FloeError) -> Bool {
+        guard options.readOnly, let file = currentFile else { return false }
+        // Read-only stores never write, so the writer's turn is free to serialize refreshes.
+        gate.enter()
+        defer { gate.leave() }
+        if file.wasReplaced() {
+            let replacement = try StorageFile.open(path: path, readOnly: true, durability: options.durability)
+            guard let commit = replacement.lastCommit, commit.version >= currentVersion else { return false }
+            let root = commit.rootRef == 0 ? GroupNode(isMutable: false) : try NodeRef<GroupNode>(offset: commit.rootRef, source: replacement).load()
+            publish(root: root, version: commit.version, file: replacement)
+            file.close()
+            return true
+        }
+        guard let commit = try file.followAppendedCommits() else { return false }
+        let root = commit.rootRef == 0 ? GroupNode(isMutable: false) : try NodeRef<GroupNode>(offset: commit.rootRef, source: file).load()
+        publish(root: root, version: commit.version, file: file)
+        return true
+    }
+
+    private func publish(root: GroupNode, version: UInt64, file: StorageFile) {
+        let listeners = state.withLock { state in
+            state.root = root
+            state.version = version
+            state.file = file
+            publishedVersion.store(version, ordering: .releasing)
+            return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.yield(version) }
+    }
+
     /// A snapshot of the newest version. O(1); pins the version until the snapshot is released.
     public func snapshot() throws(FloeError) -> Snapshot {
         let taken: (UInt64, GroupNode)? = state.withLock { state in

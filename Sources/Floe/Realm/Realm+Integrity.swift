@@ -32,3 +32,27 @@ extension FrozenRealm {
         if let damage = snapshot.damage.firstError { throw damage }
     }
 }
+
+extension Realm {
+    /// Brings a read-only realm up to the newest commit another process wrote to its file (and
+    /// follows the file when that process compacts it). Returns whether there was anything new.
+    ///
+    /// A realm that writes always reads its own newest version, and so do realms of the same
+    /// file in this process: for them this returns false. `read { }` on a read-only realm
+    /// refreshes first by itself.
+    ///
+    /// ```swift
+    /// let viewer = try await Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true))
+    /// if await viewer.refresh() { print("the app committed more") }
+    /// ```
+    @discardableResult
+    public func refresh() -> Bool {
+        do {
+            return try store.refresh()
+        } catch {
+            // Realm's refresh() cannot throw: the next read does.
+            core.deferReadError(error)
+            return false
+        }
+    }
+}

@@ -117,6 +117,8 @@ final class RealmCore: ObjectSource {
     /// Runs a read whose results must not leave when a non-throwing read inside it failed.
     func read<Result>(_ block: () throws -> Result) throws -> Result {
         deferredReadError = nil
+        // Another process may be writing the file this read-only realm reads: start from its newest commit.
+        if configuration.readOnly { try store.refresh() }
         let result = try block()
         if let error = takeDeferredReadError() { throw error }
         return result

@@ -16,11 +16,11 @@ struct CommitScanner {
     mutating func findLastCommit(hints: [FileHeader.Hint]) throws(FloeError) -> CommitRecord? {
         for hint in hints {
             if let record = try readRecord(at: hint.commitOffset), record.version == hint.version {
-                return try followChunks(after: record)
+                return try followChunks(after: record, from: record.end)
             }
         }
         report.scannedFromStart = true
-        return try followChunks(after: nil)
+        return try followChunks(after: nil, from: UInt64(FileHeader.size))
     }
 
     /// Whether an intact commit record sits anywhere at or after `position` (records are
@@ -52,10 +52,10 @@ struct CommitScanner {
         return CommitRecord.decode(bytes, at: offset)
     }
 
-    /// Walks whole, valid chunks after `base` and returns the last one's record.
-    private mutating func followChunks(after base: CommitRecord?) throws(FloeError) -> CommitRecord? {
+    /// Walks whole, valid chunks from `start` (where `base`'s chunk ends) and returns the last one's record.
+    mutating func followChunks(after base: CommitRecord?, from start: UInt64) throws(FloeError) -> CommitRecord? {
         var last = base
-        var position = base?.end ?? UInt64(FileHeader.size)
+        var position = start
         while position + UInt64(ChunkHeader.size + CommitRecord.size) <= fileSize {
             let headerBytes = try handle.read(count: ChunkHeader.size, at: position)
             // The length is unchecked data: compare without adding, so no value can overflow.

@@ -6,6 +6,12 @@ import Musl
 import Darwin
 #endif
 
+/// Which file a path or descriptor names.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+}
+
 /// A thin owner of one POSIX file descriptor: positional reads and writes, sync,
 /// truncation and the advisory lock. Every failure becomes a ``FloeError`` naming the file.
 final class FileHandle: @unchecked Sendable {
@@ -43,6 +49,20 @@ final class FileHandle: @unchecked Sendable {
     /// Gives up the advisory lock (the descriptor stays open for snapshots still reading).
     func unlock() {
         flock(descriptor, LOCK_UN)
+    }
+
+    /// The device and inode of the open file.
+    var identity: FileIdentity? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// The device and inode `path` names now, or nil if nothing is there.
+    static func identity(ofPath path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     func size() throws(FloeError) -> UInt64 {

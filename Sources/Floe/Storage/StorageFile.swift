@@ -59,7 +59,9 @@ final class StorageFile: @unchecked Sendable {
             throw .io(path: path, operation: "open", errno: ENOENT)
         }
         let handle = try FileHandle(path: path, openPath: openPath, mode: readOnly ? .readOnly : .readWrite, create: !readOnly)
-        try handle.lock(exclusive: !readOnly)
+        // Writers exclude each other; readers take no lock: committed bytes never change, so a
+        // reader in another process can follow a file an application is writing.
+        if !readOnly { try handle.lock(exclusive: true) }
         let size = try handle.size()
         if size < UInt64(FileHeader.size) {
             // A brand-new file, or one whose creation died before the header was whole.
@@ -99,6 +101,28 @@ final class StorageFile: @unchecked Sendable {
     }
 
     private let closedFlag = Atomic<Bool>(false)
+
+    /// For a read-only file that another process writes: the newest commit appended since the
+    /// last look (nil when nothing new is whole yet). A chunk still being written fails its
+    /// checks and is simply not followed yet.
+    func followAppendedCommits() throws(FloeError) -> CommitRecord? {
+        precondition(isReadOnly, "only read-only files follow another writer")
+        let size = try handle.size()
+        guard size > endOffset else { return nil }
+        var scanner = CommitScanner(handle: handle, fileSize: size)
+        guard let newest = try scanner.followChunks(after: lastCommit, from: endOffset), newest.version > (lastCommit?.version ?? 0) else {
+            return nil
+        }
+        lastCommit = newest
+        end.store(newest.end, ordering: .releasing)
+        return newest
+    }
+
+    /// Whether `path` now names another file than the one open here (a writer compacted it).
+    func wasReplaced() -> Bool {
+        guard let current = FileHandle.identity(ofPath: path) else { return false }
+        return current != handle.identity
+    }
 
     /// Stops all further reads and writes and releases the lock. The descriptor itself
     /// closes when the last reference goes, so a late reader gets an error, never another file's bytes.

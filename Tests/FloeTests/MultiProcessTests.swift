@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@_spi(Engine) @testable import Floe
+@testable import FloeCrashChild
+
+/// One process writes a file while another reads it: the reader opens read-only (no lock to
+/// wait for), sees a committed version whole, follows new commits with `refresh()`, and
+/// follows the file to its compacted copy. Writers stay exclusive.
+@Suite struct MultiProcessTests {
+    @Test func aReaderInAnotherProcessFollowsTheWriter() throws {
+        let directory = TemporaryDirectory("multiprocess")
+        let path = directory.file()
+        let seed: UInt64 = 0x5EED
+        let writer = try CrashChildProcess(["run", path, "\(seed)"])
+        guard writer.readLine(killingAfter: 30) == "READY 0" else {
+            let ending = writer.kill()
+            Issue.record("the writer \(ending) before it was ready: \(writer.errorText())")
+            return
+        }
+        // Let it commit a few versions first.
+        for _ in 0..<3 { _ = writer.readLine(killingAfter: 30) }
+
+        // A second writer is refused while the first holds the file.
+        #expect(throws: FloeError.fileLocked(path: FileHandle.canonicalPath(path))) {
+            _ = try StorageFile.open(path: FileHandle.canonicalPath(path), readOnly: false, durability: .full)
+        }
+
+        let reader = try Store.open(path: path, options: StoreOptions(readOnly: true, compactsAutomatically: false))
+        var model = CrashRecoveryTests.TrackedFile(path: path, seed: seed)
+        let first = try reader.snapshot()
+        try expectMatches(first, &model, context: "first open")
+        var versions = [first.version]
+        for _ in 0..<20 where versions.count < 4 {
+            usleep(20_000)
+            if try reader.refresh() {
+                let snapshot = try reader.snapshot()
+                try expectMatches(snapshot, &model, context: "after refresh")
+                versions.append(snapshot.version)
+            }
+        }
+        #expect(versions.count >= 2 && versions == versions.sorted(), "versions seen: \(versions)")
+        // A snapshot taken before keeps its version while the reader moves on.
+        #expect(first.version == versions[0])
+        #expect(writer.kill() == .signalled(SIGKILL))
+
+        // The writer's process compacts the file: the reader follows it to the copy.
+        let before = try reader.snapshot()
+        let compactor = try CrashChildProcess(["compact", path])
+        let compacted = compactor.readLine(killingAfter: 30)
+        _ = compactor.waitForExit()
+        try #require(compacted?.hasPrefix("COMPACTED") == true, "compaction said \(String(describing: compacted)): \(compactor.errorText())")
+        let newest = UInt64(compacted!.dropFirst("COMPACTED ".count))!
+        _ = try reader.refresh()
+        #expect(reader.currentVersion == newest)
+        #expect(reader.fileSize == (try CrashRecoveryTests.size(of: path)))
+        let after = try reader.snapshot()
+        try expectMatches(after, &model, context: "after the writer compacted")
+        // The snapshot from before still reads the old file's bytes.
+        #expect(try WorkloadState.load(from: before).tables.count == model.model.tables.count || before.version < after.version)
+        reader.close()
+    }
+
+    private func expectMatches(_ snapshot: Snapshot, _ model: inout CrashRecoveryTests.TrackedFile, context: String) throws {
+        model.advance(to: snapshot.version)
+        var loaded = try WorkloadState.load(from: snapshot)
+        for index in loaded.tables.indices {
+            loaded.tables[index].nextKey = try snapshot.tableNode(snapshot.table(named: loaded.tables[index].spec.name)).nextKey
+        }
+        let difference = loaded.firstDifference(from: model.model)
+        #expect(difference == nil, "version \(snapshot.version) \(context): \(difference ?? "")")
+    }
+
+    /// The same through the object API: a read-only realm sees another process's writes at
+    /// each `read { }`, and `refresh()` says when there is something new.
+    @Test func aReadOnlyRealmFollowsAnotherProcess() async throws {
+        let directory = TemporaryDirectory("multiprocess-realm")
+        let path = directory.file()
+        let writer = try CrashChildProcess(["group", path, "2"])
+        guard writer.readLine(killingAfter: 30)?.hasPrefix("READY") == true else {
+            let ending = writer.kill()
+            Issue.record("the writer \(ending) before it was ready: \(writer.errorText())")
+            return
+        }
+        _ = writer.readLine(killingAfter: 30)
+        let viewer = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true,
+                                                                        objectTypes: [GroupCommitEntry.self]))
+        let first = try await viewer.read { realm in realm.objects(GroupCommitEntry.self).count }
+        var counts = [first]
+        for _ in 0..<50 where counts.count < 3 {
+            usleep(10_000)
+            if await viewer.refresh() {
+                counts.append(try await viewer.read { realm in realm.objects(GroupCommitEntry.self).count })
+            }
+        }
+        #expect(writer.kill() == .signalled(SIGKILL))
+        #expect(first > 0 && counts.count >= 2 && counts == counts.sorted() && counts.last! > first, "counts seen: \(counts)")
+        let afterKill = try await viewer.read { realm in realm.objects(GroupCommitEntry.self).count }
+        #expect(afterKill >= counts.last!)
+        await #expect(throws: FloeError.self) {
+            try await viewer.asyncWrite { realm in try realm.create(GroupCommitEntry.self, value: ["id": -1]) }
+        }
+    }
+}
