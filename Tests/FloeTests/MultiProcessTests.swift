@@ -81,19 +81,22 @@ import Testing
             Issue.record("the writer \(ending) before it was ready: \(writer.errorText())")
             return
         }
-        _ = writer.readLine(killingAfter: 30)
         let viewer = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true,
                                                                         objectTypes: [GroupCommitEntry.self]))
         let first = try await viewer.read { realm in realm.objects(GroupCommitEntry.self).count }
-        var counts = [first]
-        for _ in 0..<50 where counts.count < 3 {
-            usleep(10_000)
-            if await viewer.refresh() {
-                counts.append(try await viewer.read { realm in realm.objects(GroupCommitEntry.self).count })
-            }
+        // Five more acknowledged writes: each is committed and durable, so the viewer must see them.
+        var acknowledged: [Int] = []
+        while acknowledged.count < 5, let line = writer.readLine(killingAfter: 30) {
+            if line.hasPrefix("ACK "), let id = Int(line.dropFirst(4)) { acknowledged.append(id) }
         }
+        try #require(acknowledged.count == 5, "the writer stopped: \(writer.errorText())")
+        _ = await viewer.refresh()
+        let seen = Set(try await viewer.read { realm in realm.objects(GroupCommitEntry.self).map(\.id) })
+        #expect(Set(acknowledged).isSubset(of: seen), "acknowledged \(acknowledged), seen \(seen.sorted())")
+        let second = seen.count
+        #expect(second > first, "first \(first), then \(second)")
         #expect(writer.kill() == .signalled(SIGKILL))
-        #expect(first > 0 && counts.count >= 2 && counts == counts.sorted() && counts.last! > first, "counts seen: \(counts)")
+        let counts = [first, second]
         let afterKill = try await viewer.read { realm in realm.objects(GroupCommitEntry.self).count }
         #expect(afterKill >= counts.last!)
         await #expect(throws: FloeError.self) {
