@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
 
-// The `floe` command: a demo, and tools to inspect, dump, verify and compact a file.
+// The `floe` command: a demo, and tools to inspect, dump, verify, compact and recover a file.
 
 let usage = """
 usage: floe <command> [arguments]
@@ -12,6 +12,7 @@ commands:
   dump <file> [table]     objects as JSON (one table or all)
   verify <file>           check every checksum and tree rule; exit 1 on a problem
   compact <file>          rewrite the file with only its newest version
+  recover <file> <out>    copy the newest intact version of a damaged file into a new file
 """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -33,6 +34,10 @@ do {
         try store.compact()
         print("compacted \(arguments[1]): \(before) → \(store.fileSize) bytes")
         store.close()
+    case "recover" where arguments.count == 3:
+        let outcome = try Store.recover(path: arguments[1], to: arguments[2])
+        print("\(outcome) into \(arguments[2])")
+        for reason in outcome.skipped { print("  skipped \(reason)") }
     case "help", "--help", "-h":
         print(usage)
     default:

@@ -45,6 +45,28 @@ struct CommitScanner {
         return false
     }
 
+    /// Every intact commit record anywhere in the file (records are 8-byte aligned), newest
+    /// version first: what recovery tries when the chain of chunks is broken.
+    func allIntactCommits() throws(FloeError) -> [CommitRecord] {
+        var found: [CommitRecord] = []
+        var blockStart = UInt64(FileHeader.size)
+        let blockSize: UInt64 = 1 << 20
+        while fileSize > blockStart && fileSize - blockStart >= UInt64(CommitRecord.size) {
+            let count = Int(min(blockSize + UInt64(CommitRecord.size), fileSize - blockStart))
+            let block = try handle.read(count: count, at: blockStart)
+            var index = 0
+            while index + CommitRecord.size <= block.count && UInt64(index) < blockSize {
+                if block[index] == 0x46 && block[index + 1] == 0x43 && block[index + 2] == 0x4D && block[index + 3] == 0x54,
+                   let record = CommitRecord.decode(Array(block[index..<index + CommitRecord.size]), at: blockStart + UInt64(index)) {
+                    found.append(record)
+                }
+                index += 8
+            }
+            blockStart += blockSize
+        }
+        return found.sorted { $0.version > $1.version }
+    }
+
     /// The commit record at `offset`, if one is there and intact.
     func readRecord(at offset: UInt64) throws(FloeError) -> CommitRecord? {
         guard offset >= UInt64(FileHeader.size), offset <= fileSize, fileSize - offset >= UInt64(CommitRecord.size) else { return nil }

@@ -11,8 +11,15 @@ enum Compactor {
     /// `reportedPath`), synced whatever `durability` says (it replaces the original), and
     /// returns it open and locked, committing with `durability` from then on.
     static func copy(file: StorageFile, to openPath: String, reportedPath: String, durability: Durability) throws(FloeError) -> StorageFile {
+        try copy(file: file, commit: file.lastCommit, to: openPath, reportedPath: reportedPath, durability: durability)
+    }
+
+    /// Writes the version of `commit` (nil: an empty file); every node read is checked, so a
+    /// copy that succeeds holds only verified bytes (what recovery relies on).
+    static func copy(file: StorageFile, commit: CommitRecord?, to openPath: String, reportedPath: String,
+                     durability: Durability) throws(FloeError) -> StorageFile {
         let target = try StorageFile.open(path: reportedPath, openPath: openPath, readOnly: false, durability: durability)
-        guard let commit = file.lastCommit else { return target }
+        guard let commit else { return target }
         var chunk = target.makeChunk()
         func copyNode(at offset: UInt64) throws(FloeError) -> UInt64 {
             var image = try file.readNode(at: offset)
