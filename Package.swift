@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
+import Foundation
 
 let package = Package(
     name: "Floe",
@@ -23,3 +24,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets, only when Scripts/fuzz.sh builds them (FLOE_FUZZ=1, with
+// -sanitize=fuzzer,address): libFuzzer brings its own main, which an ordinary build lacks.
+if ProcessInfo.processInfo.environment["FLOE_FUZZ"] != nil {
+    for (name, path) in [("floe-fuzz-file", "Fuzz/FileReader"), ("floe-fuzz-predicate", "Fuzz/Predicate")] {
+        package.targets.append(.executableTarget(name: name, dependencies: ["Floe"], path: path,
+                                                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

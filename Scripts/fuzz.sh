@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with AddressSanitizer and runs each for a bounded time over its
+# seed corpus (Fuzz/Corpus/<target>). Usage: Scripts/fuzz.sh [seconds per target, default 60]
+# A crash leaves its input as Fuzz/crash-*: turn it into a regression test, then fix it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+export FLOE_FUZZ=1
+for product in floe-fuzz-file floe-fuzz-predicate; do
+    log="$(mktemp)"
+    if ! swift build -c debug --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address --product "$product" >"$log" 2>&1; then
+        grep -v "ld.gold: warning: Cannot export local symbol" "$log" | tail -20
+        echo "building $product failed"
+        exit 1
+    fi
+done
+bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
+status=0
+for target in file predicate; do
+    work="$(mktemp -d)"
+    cp Fuzz/Corpus/"$target"/* "$work"/
+    echo "== fuzzing $target for ${seconds}s"
+    if ! "$bin/floe-fuzz-$target" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=65536 -artifact_prefix=Fuzz/crash-"$target"- -print_final_stats=1 2>&1 | tail -12; then
+        status=1
+    fi
+    rm -rf "$work"
+done
+exit $status
