@@ -9,7 +9,7 @@ import Darwin
 
 /// The modes of the crash child, chosen by the first argument:
 ///
-/// - `run <path> <seed> [<max commits>]`: opens the file with durability `.full`, prints
+/// - `run <path> <seed> [<max commits> [every=N|auto=BYTES]]`: opens the file with durability `.full`, prints
 ///   `READY <version>`, then commits the workload named by the seed, printing `ACK <version>`
 ///   after each commit returns, until killed (or after the given number of commits).
 /// - `group <path> <writers>`: concurrent awaited realm writes sharing syncs; see ``GroupCommitChild``.
@@ -29,7 +29,10 @@ enum ChildCommand {
         case "run":
             guard arguments.count >= 4, let seed = UInt64(arguments[3]) else { return usage() }
             let limit = arguments.count >= 5 ? UInt64(arguments[4]) ?? .max : .max
-            return report { () throws(FloeError) in try run(path: arguments[2], seed: seed, limit: limit, parent: parent) }
+            let compaction = arguments.count >= 6 ? Compaction(arguments[5]) : Compaction.none
+            return report { () throws(FloeError) in
+                try run(path: arguments[2], seed: seed, limit: limit, compaction: compaction, parent: parent)
+            }
         case "group":
             guard arguments.count >= 4, let writers = Int(arguments[3]), writers > 0 else { return usage() }
             return GroupCommitChild.run(path: arguments[2], writers: writers, parent: parent)
@@ -53,8 +56,31 @@ enum ChildCommand {
         }
     }
 
-    private static func run(path: String, seed: UInt64, limit: UInt64, parent: pid_t) throws(FloeError) {
-        let store = try Store.open(path: path, options: StoreOptions(durability: .full))
+    /// How the writer compacts: never, explicitly every N commits (`every=N`), or automatically
+    /// once the file passes N bytes (`auto=N`), so that kills land inside compactions too.
+    enum Compaction {
+        case none
+        case every(UInt64)
+        case automatic(overBytes: UInt64)
+
+        init(_ argument: String) {
+            let parts = argument.split(separator: "=")
+            let number = parts.count == 2 ? UInt64(parts[1]) : nil
+            switch (parts.first, number) {
+            case ("every"?, let count?) where count > 0: self = .every(count)
+            case ("auto"?, let bytes?): self = .automatic(overBytes: bytes)
+            default: self = .none
+            }
+        }
+    }
+
+    private static func run(path: String, seed: UInt64, limit: UInt64, compaction: Compaction, parent: pid_t) throws(FloeError) {
+        var options = StoreOptions(durability: .full, compactsAutomatically: false)
+        if case .automatic(let bytes) = compaction {
+            options.compactsAutomatically = true
+            options.automaticCompactionMinimumSize = bytes
+        }
+        let store = try Store.open(path: path, options: options)
         var state = try WorkloadState.load(from: store.snapshot())
         var version = store.currentVersion
         say("READY \(version)")
@@ -71,6 +97,7 @@ enum ChildCommand {
             version = committed
             done += 1
             say("ACK \(version)")
+            if case .every(let count) = compaction, version % count == 0 { try store.compact() }
         }
         store.close()
     }

@@ -20,17 +20,23 @@ import Testing
         let kills: Int
         /// Start a new file after this many kills; nil keeps one file.
         let freshFileEvery: Int?
+        /// The writer's compaction (`every=N` commits, `auto=BYTES`, or none), so that kills
+        /// also land inside explicit and automatic compactions.
+        let compaction: String
 
         var testDescription: String {
-            "lane \(number): \(kills) kills, " + (freshFileEvery.map { "a fresh file every \($0)" } ?? "one file")
+            "lane \(number): \(kills) kills, " + (freshFileEvery.map { "a fresh file every \($0)" } ?? "one file") + ", compaction \(compaction)"
         }
     }
 
+    /// 300 kills in all by default; `FLOE_CRASH_KILLS=1000` (or more) for the long opt-in run.
+    static let killsPerLane = max(1, (ProcessInfo.processInfo.environment["FLOE_CRASH_KILLS"].flatMap(Int.init) ?? 300) / 4)
+
     static let lanes = [
-        Lane(number: 0, kills: 75, freshFileEvery: nil),
-        Lane(number: 1, kills: 75, freshFileEvery: nil),
-        Lane(number: 2, kills: 75, freshFileEvery: 5),
-        Lane(number: 3, kills: 75, freshFileEvery: 15),
+        Lane(number: 0, kills: killsPerLane, freshFileEvery: nil, compaction: "auto=49152"),
+        Lane(number: 1, kills: killsPerLane, freshFileEvery: nil, compaction: "every=4"),
+        Lane(number: 2, kills: killsPerLane, freshFileEvery: 5, compaction: "none"),
+        Lane(number: 3, kills: killsPerLane, freshFileEvery: 15, compaction: "every=3"),
     ]
 
     /// One file and the model of its content.
@@ -60,6 +66,7 @@ import Testing
         var file = TrackedFile(path: directory.file("lane\(lane.number)-0.floe"), seed: random.next())
         var files = 1
         var acknowledged: UInt64 = 0
+        var compactedFiles = 0
         for kill in 0..<lane.kills {
             if let every = lane.freshFileEvery, kill > 0, kill % every == 0 {
                 file = TrackedFile(path: directory.file("lane\(lane.number)-\(files).floe"), seed: random.next())
@@ -68,7 +75,7 @@ import Testing
             let delay = UInt32.random(in: 0...45_000, using: &random)
             let context = "lane \(lane.number), kill \(kill), seed \(file.seed), from version \(file.version), after \(delay) µs"
 
-            let child = try CrashChildProcess(["run", file.path, "\(file.seed)"])
+            let child = try CrashChildProcess(["run", file.path, "\(file.seed)", "\(UInt64.max)", lane.compaction])
             guard let ready = child.readLine(killingAfter: 30) else {
                 let ending = child.kill()
                 Issue.record("the child \(ending) before it was ready (\(context)): \(child.errorText())")
@@ -90,16 +97,22 @@ import Testing
                 lastAcknowledged += 1
             }
             acknowledged += lastAcknowledged - file.version
-            try verifyReopened(&file, lastAcknowledged: lastAcknowledged, readOnly: kill % 2 == 0, context: context)
+            if try verifyReopened(&file, lastAcknowledged: lastAcknowledged, readOnly: kill % 2 == 0, context: context) { compactedFiles += 1 }
         }
         // The delays leave time for commits to land (several per run on a local disk): a lane
         // that acknowledged next to nothing did not test recovery at all.
         #expect(acknowledged >= UInt64(lane.kills / 4), "only \(acknowledged) commits were acknowledged in \(lane.kills) runs")
+        if lane.compaction != "none" {
+            // The writer's compactions ran (a compacted file holds fewer commits than versions).
+            #expect(compactedFiles > 0, "no reopened file of this lane had been compacted")
+        }
     }
 
     /// Opens the file the killed writer left, checks the recovered version against the
     /// acknowledgements, runs the store's verification and compares the whole content with the model.
-    private func verifyReopened(_ file: inout TrackedFile, lastAcknowledged: UInt64, readOnly: Bool, context: String) throws {
+    /// Returns whether the file had been compacted (it holds fewer commits than versions).
+    @discardableResult
+    private func verifyReopened(_ file: inout TrackedFile, lastAcknowledged: UInt64, readOnly: Bool, context: String) throws -> Bool {
         let sizeBefore = try Self.size(of: file.path)
         let store = try Store.open(path: file.path, options: StoreOptions(readOnly: readOnly, compactsAutomatically: false))
         defer { store.close() }
@@ -129,6 +142,7 @@ import Testing
         // The content is the model's at that version, and nothing else.
         let difference = loaded.firstDifference(from: file.model)
         try #require(difference == nil, "version \(version) differs from the model: \(difference ?? "") (\(context))")
+        return report.commits < Int(version)
     }
 
     static func size(of path: String) throws -> UInt64 {

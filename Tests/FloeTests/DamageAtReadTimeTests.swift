@@ -55,13 +55,16 @@ import Testing
 
     enum Outcome: Equatable { case refusedAtOpen, threwAtRead, intact }
 
+    /// 500 damaged files by default; `FLOE_CORRUPTION_TRIALS=10000` for the long opt-in run.
+    static let trials = ProcessInfo.processInfo.environment["FLOE_CORRUPTION_TRIALS"].flatMap(Int.init) ?? 500
+
     @Test func damageFoundByGettersIsThrownByTheEnclosingRead() async throws {
         let bytes = Self.fixture
         try #require(bytes.count > 10_000)
         let directory = TemporaryDirectory("damage-trials")
         var random = SeededGenerator(seed: 0xDA_4A6E)
         var outcomes: [Outcome: Int] = [:]
-        for trial in 0..<120 {
+        for trial in 0..<Self.trials {
             var damaged = bytes
             let offset = Int.random(in: 4096..<bytes.count, using: &random)
             if trial % 2 == 0 {
@@ -76,6 +79,7 @@ import Testing
             outcomes[outcome, default: 0] += 1
         }
         // Damage lands in nodes only reads reach often enough that both outcomes show up.
+        print("damage at read time: \(Self.trials) damaged files: \(outcomes)")
         #expect(outcomes[.threwAtRead, default: 0] > 0, "\(outcomes)")
         #expect(outcomes[.intact, default: 0] > 0, "\(outcomes)")
     }

@@ -298,7 +298,7 @@ import Synchronization
             // Synced by the append (or nothing to sync): durable, and so is every commit before it.
             groupCommit.markDurable(upTo: version)
         }
-        if options.compactsAutomatically, let file, file.endOffset > 1 << 20,
+        if options.compactsAutomatically, let file, file.endOffset > options.automaticCompactionMinimumSize,
            file.deadBytes > 2 * (file.lastCommit?.liveBytes ?? 0) {
             // Dead bytes dominate: reclaim them now, while this writer still holds the turn. The
             // commit stands whatever happens here: a failed compaction leaves the file as it was,

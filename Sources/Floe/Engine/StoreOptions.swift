@@ -9,12 +9,16 @@
 @_spi(Engine) public struct StoreOptions: Sendable {
     /// Whether each commit is synced before it is reported.
     public var durability: Durability = .full
-    /// Open without the right to write (a shared lock: other read-only processes may open it too).
+    /// Open without the right to write. Takes no lock: a reader may open a file another
+    /// process is writing, and follows it with ``Store/refresh()``.
     public var readOnly = false
     /// When set, a write that would leave more versions active than this fails.
     public var maximumNumberOfActiveVersions: Int?
-    /// Compact after a commit once dead bytes exceed twice the live bytes (and the file 1 MiB).
+    /// Compact after a commit once dead bytes exceed twice the live bytes (and the file
+    /// ``automaticCompactionMinimumSize``).
     public var compactsAutomatically = true
+    /// Below this file size automatic compaction never runs (1 MiB; tests lower it).
+    public var automaticCompactionMinimumSize: UInt64 = 1 << 20
     /// Asked on open with the file size and the live bytes; `true` compacts before use.
     public var shouldCompactOnOpen: (@Sendable (_ totalBytes: UInt64, _ usedBytes: UInt64) -> Bool)?
 

@@ -30,6 +30,9 @@ extension ObjectSource {
         case .corruptFile, .io:
             recordReadFailure(error)
             return placeholder
+        case .noSuchObject where hasRecordedDamage:
+            // The placeholder of an object that damage kept from being found.
+            return placeholder
         default:
             preconditionFailure("Cannot read '\(what())': \(error)")
         }
