@@ -103,4 +103,21 @@ import Testing
             try await viewer.asyncWrite { realm in try realm.create(GroupCommitEntry.self, value: ["id": -1]) }
         }
     }
+
+    /// The tool on a file an application is writing: inspect, dump and verify read it.
+    @Test func theToolReadsAFileInUse() throws {
+        let directory = TemporaryDirectory("multiprocess-tool")
+        let writer = try CrashChildProcess(["group", directory.file("app.floe"), "2"])
+        guard writer.readLine(killingAfter: 30)?.hasPrefix("READY") == true, writer.readLine(killingAfter: 30) != nil else {
+            let ending = writer.kill()
+            Issue.record("the writer \(ending) before it was ready: \(writer.errorText())")
+            return
+        }
+        for command in [["inspect", "app.floe"], ["verify", "app.floe"], ["dump", "app.floe", "GroupCommitEntry"]] {
+            let run = try CommandLineToolTests.floe(command, in: directory.path)
+            #expect(run.status == 0, "floe \(command.joined(separator: " ")): \(run.output)")
+            #expect(!run.output.contains("locked"), "\(run.output)")
+        }
+        #expect(writer.kill() == .signalled(SIGKILL))
+    }
 }
