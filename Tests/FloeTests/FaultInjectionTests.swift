@@ -7,7 +7,7 @@ import Testing
 /// typed error, the realm keeps serving reads, later writes work once the fault is gone (after
 /// a failed fsync, only after reopening), and a reopen holds exactly the acknowledged writes.
 ///
-/// Serialized: the fault plan is process-wide (it only touches paths containing "faults-").
+/// Serialized: one fault plan at a time for this suite's paths (those containing "faults-").
 @Suite(.serialized) struct FaultInjectionTests {
     final class Note: Object {
         @Persisted(primaryKey: true) var id = 0
@@ -93,8 +93,8 @@ import Testing
         let cleanPath = directory.file("faults-clean.floe")
         FaultInjection.count(pathContains: "faults-")
         let clean = await Self.runScenario(path: cleanPath)
-        let operations = FaultInjection.operations
-        FaultInjection.remove()
+        let operations = FaultInjection.operations(pathContains: "faults-")
+        FaultInjection.remove(pathContains: "faults-")
         #expect(clean.errors.isEmpty && clean.acknowledged.count == 15, "\(clean.errors)")
         #expect(operations.count > 10, "the scenario made only \(operations.count) file operations")
 
@@ -109,7 +109,7 @@ import Testing
                 let context = "operation \(index) (\(operation)) failing with \(failure)"
                 FaultInjection.install(.init(pathContains: "faults-", failing: index, with: failure))
                 let outcome = await Self.runScenario(path: path)
-                FaultInjection.remove()
+                FaultInjection.remove(pathContains: "faults-")
                 if outcome.syncFailed { failedSyncs += 1 }
                 if !outcome.errors.isEmpty { reportedErrors += 1 }
                 try await check(outcome, path: path, context: context)

@@ -42,6 +42,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path + ".compacting"))
     }
 
+    /// A snapshot whose nodes were never loaded before a compaction replaced the file reads
+    /// them from the replaced file afterwards (it keeps the old file open, not closed).
+    @Test func aSnapshotLoadsNodesFromTheReplacedFileAfterCompaction() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file()
+        let writer = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+        let dogs = try Fixtures.makeDogs(in: writer, count: 3000)
+        let expected = try writer.snapshot().sumOfIntegers(in: dogs, column: 1)
+        writer.close()
+        let store = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+        let old = try store.snapshot()   // only the root is loaded
+        try store.compact()
+        #expect(try old.sumOfIntegers(in: dogs, column: 1) == expected)
+        #expect(try old.objectKeys(in: dogs).count == 3000)
+        #expect(try store.snapshot().sumOfIntegers(in: dogs, column: 1) == expected)
+        // The replaced file takes no writes; the store writes to its copy.
+        let transaction = try store.beginWrite()
+        try transaction.deleteObject(from: dogs, key: 1)
+        try transaction.commit()
+        store.close()
+        #expect(try Store.open(path: path).snapshot().objectCount(in: dogs) == 2999)
+    }
+
     @Test func compactsAutomaticallyWhenDeadBytesDominate() throws {
         let directory = TemporaryDirectory()
         let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none))

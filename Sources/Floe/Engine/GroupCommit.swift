@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A commit written with ``WriteTransaction/commit(deferringSync:)`` is appended and published
 /// at once, but is not yet on stable storage. Its writer then awaits
-/// ``Store/waitUntilDurable(_:)``. The first waiter starts a sync round on a thread of its own;
+/// ``Store/waitUntilDurable(_:)``. A syncer thread (started on demand, ended when idle) runs a round;
 /// every commit appended before that round's `fdatasync` began is durable when it returns, and
 /// all their writers resume together. Waiters that arrive during a round are covered by the
 /// next one. PostgreSQL does the same with its WAL; SQLite cannot, as each of its commits syncs.
@@ -13,39 +13,48 @@ import Foundation
 /// let version = try transaction.commit(deferringSync: true)
 /// try await store.waitUntilDurable(version)   // shares a sync with the other queued writers
 /// ```
-final class GroupCommit: Sendable {
-    private struct State {
-        var durableVersion: UInt64
-        var isSyncing = false
-        var waiters: [(version: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-        /// Set by a failed sync: its commits' fate on disk is unknown, so every later wait fails.
-        var failure: FloeError?
-        /// Sync rounds run so far (for tests and benchmarks: fewer rounds than writes is the point).
-        var rounds = 0
-    }
-
-    private let state: Locked<State>
+final class GroupCommit: @unchecked Sendable {
+    // @unchecked: every stored property but the immutable ones is guarded by `condition`.
+    private var durableVersion: UInt64
+    /// Whether the syncer thread exists (running a round, or parked waiting for writers).
+    private var hasSyncer = false
+    private var waiters: [(version: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// Set by a failed sync: its commits' fate on disk is unknown, so every later wait fails.
+    private var failureRecorded: FloeError?
+    /// Sync rounds run so far (for tests and benchmarks: fewer rounds than writes is the point).
+    private var roundCount = 0
+    /// NSCondition rather than Mutex: the thread sanitizer cannot see futex waits.
+    private let condition = NSCondition()
     /// What a round syncs: the newest appended version and the file it lives in.
     private let target: @Sendable () -> (version: UInt64, file: StorageFile?)
+    /// How long the syncer thread waits for new writers before it ends (a writer that comes
+    /// back within it pays no thread start).
+    static let idleTimeout: TimeInterval = 0.2
 
     init(durableVersion: UInt64, target: @escaping @Sendable () -> (version: UInt64, file: StorageFile?)) {
-        state = Locked(State(durableVersion: durableVersion))
+        self.durableVersion = durableVersion
         self.target = target
     }
 
+    private func locked<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+
     /// How many `fdatasync` rounds group commits have run.
-    var rounds: Int { state.withLock { $0.rounds } }
+    var rounds: Int { locked { roundCount } }
 
     /// The first sync failure, if any; the store refuses writes after one.
-    var failure: FloeError? { state.withLock { $0.failure } }
+    var failure: FloeError? { locked { failureRecorded } }
 
     /// Records a failed sync outside a round (a commit that synced itself): its bytes may or may
     /// not be on disk, so from now on every wait and every new write fails.
     func recordFailure(_ error: FloeError) {
-        let failed = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            state.failure = state.failure ?? error
-            defer { state.waiters = [] }
-            return state.waiters.map(\.continuation)
+        let failed = locked { () -> [CheckedContinuation<Void, any Error>] in
+            failureRecorded = failureRecorded ?? error
+            defer { waiters = [] }
+            return waiters.map(\.continuation)
         }
         for continuation in failed { continuation.resume(throwing: error) }
     }
@@ -53,32 +62,41 @@ final class GroupCommit: Sendable {
     /// Records that every version up to `version` is durable already (a synced commit, or a
     /// compaction that wrote and synced a new file).
     func markDurable(upTo version: UInt64) {
-        let resumed = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            state.durableVersion = max(state.durableVersion, version)
-            return takeCovered(&state)
+        let resumed = locked { () -> [CheckedContinuation<Void, any Error>] in
+            durableVersion = max(durableVersion, version)
+            return takeCovered()
         }
         for continuation in resumed { continuation.resume() }
     }
 
     /// Returns once `version` is durable; throws the sync's error if its round failed.
     func waitUntilDurable(_ version: UInt64) async throws(FloeError) {
+        let settled = locked { () -> Result<Void, FloeError>? in
+            if let failureRecorded { return .failure(failureRecorded) }
+            return version <= durableVersion ? .success(()) : nil
+        }
+        if let settled { return try settled.get() }
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let action = state.withLock { state -> WaitAction in
-                    if let failure = state.failure { return .fail(failure) }
-                    if version <= state.durableVersion { return .resume }
-                    state.waiters.append((version, continuation))
-                    if state.isSyncing { return .wait }
-                    state.isSyncing = true
-                    return .startRound
+                enum Action { case resume, fail(FloeError), wait, startSyncer }
+                let action = locked { () -> Action in
+                    if let failureRecorded { return .fail(failureRecorded) }
+                    if version <= durableVersion { return .resume }
+                    waiters.append((version, continuation))
+                    if hasSyncer {
+                        condition.signal()
+                        return .wait
+                    }
+                    hasSyncer = true
+                    return .startSyncer
                 }
                 switch action {
                 case .resume: continuation.resume()
                 case .fail(let error): continuation.resume(throwing: error)
                 case .wait: break
-                case .startRound:
+                case .startSyncer:
                     // A thread, not the cooperative pool: fdatasync blocks for its whole duration.
-                    Thread.detachNewThread { [self] in runRounds() }
+                    Thread.detachNewThread { [self] in runSyncer() }
                 }
             }
         } catch let error as FloeError {
@@ -88,32 +106,32 @@ final class GroupCommit: Sendable {
         }
     }
 
-    private enum WaitAction {
-        case resume, wait, startRound
-        case fail(FloeError)
-    }
-
-    /// Syncs until no waiter is left uncovered.
-    private func runRounds() {
+    /// The syncer thread: a round whenever writers wait, parked in between, gone when idle.
+    private func runSyncer() {
         while true {
-            let (version, failure) = syncRound()
-            let (resumed, failed, done) = state.withLock { state in
-                state.rounds += 1
-                if let failure {
-                    state.failure = state.failure ?? failure
-                    let failed = state.waiters.map(\.continuation)
-                    state.waiters = []
-                    state.isSyncing = false
-                    return ([CheckedContinuation<Void, any Error>](), failed, true)
+            let proceed = locked { () -> Bool in
+                while waiters.isEmpty {
+                    if !condition.wait(until: Date(timeIntervalSinceNow: Self.idleTimeout)) && waiters.isEmpty {
+                        hasSyncer = false
+                        return false
+                    }
                 }
-                state.durableVersion = max(state.durableVersion, version)
-                let resumed = takeCovered(&state)
-                if state.waiters.isEmpty { state.isSyncing = false }
-                return (resumed, [], state.waiters.isEmpty)
+                return true
+            }
+            guard proceed else { return }
+            let (version, failure) = syncRound()
+            let (resumed, failed) = locked { () -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, any Error>]) in
+                roundCount += 1
+                if let failure {
+                    failureRecorded = failureRecorded ?? failure
+                    defer { waiters = [] }
+                    return ([], waiters.map(\.continuation))
+                }
+                durableVersion = max(durableVersion, version)
+                return (takeCovered(), [])
             }
             for continuation in resumed { continuation.resume() }
-            for continuation in failed { continuation.resume(throwing: failure!) }
-            if done { return }
+            if let failure { for continuation in failed { continuation.resume(throwing: failure) } }
         }
     }
 
@@ -127,15 +145,16 @@ final class GroupCommit: Sendable {
             try file.sync()
         } catch {
             // A file that compaction replaced was synced whole by the compaction.
-            if !file.isClosed { return (version, error) }
+            if !file.isClosed && !file.isRetired { return (version, error) }
         }
         return (version, nil)
     }
 
-    private func takeCovered(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
+    /// Removes and returns the waiters whose versions are durable now (call with the lock held).
+    private func takeCovered() -> [CheckedContinuation<Void, any Error>] {
         var covered: [CheckedContinuation<Void, any Error>] = []
-        state.waiters.removeAll { waiter in
-            guard waiter.version <= state.durableVersion else { return false }
+        waiters.removeAll { waiter in
+            guard waiter.version <= durableVersion else { return false }
             covered.append(waiter.continuation)
             return true
         }

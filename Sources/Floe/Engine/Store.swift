@@ -145,7 +145,7 @@ import Synchronization
             guard let commit = replacement.lastCommit, commit.version >= currentVersion else { return false }
             let root = commit.rootRef == 0 ? GroupNode(isMutable: false) : try NodeRef<GroupNode>(offset: commit.rootRef, source: replacement).load()
             publish(root: root, version: commit.version, file: replacement)
-            file.close()
+            file.retire()
             return true
         }
         guard let commit = try file.followAppendedCommits() else { return false }
@@ -360,7 +360,8 @@ import Synchronization
             state.root = root
             return state.version
         }
-        file.close()
+        // Snapshots taken before still read the old file's nodes: retire it, do not close it.
+        file.retire()
         if let directorySyncFailure {
             // A crash could bring back the old file: later commits could vanish, so none are taken.
             groupCommit.recordFailure(directorySyncFailure)

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// FaultInjection.install(.init(pathContains: "faults", failing: 3, with: .error(ENOSPC)))
-/// defer { FaultInjection.remove() }
+/// defer { FaultInjection.remove(pathContains: "faults") }
 /// ```
 @_spi(Testing) public enum FaultInjection {
     /// The kinds of operation a plan can count and fail.
@@ -22,6 +22,9 @@ import Synchronization
         case error(Int32)
         /// A write stores its first half, then fails with ENOSPC.
         case shortWrite
+        /// The call succeeds after this many microseconds (a slow disk); with `failing: .max`
+        /// in a plan made by ``slowDown(_:by:pathContains:)``, every matching call is slow.
+        case delay(microseconds: UInt32)
     }
 
     /// Which operation fails, and how.
@@ -40,18 +43,20 @@ import Synchronization
         }
     }
 
-    private struct State {
-        var plan: Plan?
+    /// One plan and what it counted. Plans for different paths run side by side (tests in
+    /// parallel each fault their own files).
+    private struct Installed {
+        var plan: Plan
         var seen = 0
         var log: [Operation] = []
     }
 
     private static let enabled = Atomic<Bool>(false)
-    private static let state = Locked(State())
+    private static let installed = Locked<[String: Installed]>([:])
 
-    /// Installs `plan` (replacing any other) and starts counting from 0.
+    /// Installs `plan` for its paths (replacing any plan for the same `pathContains`), counting from 0.
     public static func install(_ plan: Plan) {
-        state.withLock { $0 = State(plan: plan) }
+        installed.withLock { $0[plan.pathContains] = Installed(plan: plan) }
         enabled.store(true, ordering: .releasing)
     }
 
@@ -60,23 +65,35 @@ import Synchronization
         install(Plan(pathContains: pathContains, failing: .max, with: .error(0)))
     }
 
-    /// The operations counted since the plan was installed, in order.
-    public static var operations: [Operation] { state.withLock { $0.log } }
+    /// Makes every `operation` on matching paths take `microseconds` longer, as a slow disk does.
+    public static func slowDown(_ operation: Operation, by microseconds: UInt32, pathContains: String) {
+        install(Plan(pathContains: pathContains, failing: .max, with: .delay(microseconds: microseconds), kinds: [operation]))
+    }
 
-    /// Stops injecting; operations behave normally again.
-    public static func remove() {
-        enabled.store(false, ordering: .releasing)
-        state.withLock { $0 = State() }
+    /// The operations counted on `pathContains`'s paths since its plan was installed, in order.
+    public static func operations(pathContains: String) -> [Operation] {
+        installed.withLock { $0[pathContains]?.log ?? [] }
+    }
+
+    /// Removes the plan for `pathContains`: its paths' operations behave normally again.
+    public static func remove(pathContains: String) {
+        installed.withLock { plans in
+            plans[pathContains] = nil
+            if plans.isEmpty { enabled.store(false, ordering: .releasing) }
+        }
     }
 
     /// The failure planned for this operation, if it is the chosen one.
     static func failure(for operation: Operation, path: String) -> Failure? {
         guard enabled.load(ordering: .acquiring) else { return nil }
-        return state.withLock { state in
-            guard let plan = state.plan, plan.kinds.contains(operation), path.contains(plan.pathContains) else { return nil }
-            defer { state.seen += 1 }
-            state.log.append(operation)
-            return state.seen == plan.failing ? plan.failure : nil
+        return installed.withLock { plans in
+            guard let key = plans.keys.first(where: { path.contains($0) }), var entry = plans[key],
+                  entry.plan.kinds.contains(operation) else { return nil }
+            defer { plans[key] = entry }
+            defer { entry.seen += 1 }
+            entry.log.append(operation)
+            if case .delay = entry.plan.failure { return entry.plan.failure }
+            return entry.seen == entry.plan.failing ? entry.plan.failure : nil
         }
     }
 
@@ -86,6 +103,7 @@ import Synchronization
         switch failure {
         case .error(let code): throw .io(path: name, operation: operation.systemCall, errno: code)
         case .shortWrite: throw .io(path: name, operation: operation.systemCall, errno: ENOSPC)
+        case .delay(let microseconds): usleep(microseconds)
         }
     }
 }

@@ -106,6 +106,7 @@ final class FileHandle: @unchecked Sendable {
             // The disk fills halfway through: the first half lands, then ENOSPC.
             limit = bytes.count / 2
             failure = .io(path: path, operation: "pwrite", errno: ENOSPC)
+        case .delay(let microseconds)?: usleep(microseconds)
         case nil: break
         }
         bytes.withUnsafeBytes { raw in

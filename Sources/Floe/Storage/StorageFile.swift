@@ -137,8 +137,19 @@ final class StorageFile: @unchecked Sendable {
 
     var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
 
+    /// For a file that a compacted copy replaced: no more writes (nor its lock), but reads go
+    /// on, for the snapshots that still hold versions whose nodes live here. The descriptor
+    /// closes when the last of them lets go.
+    func retire() {
+        retiredFlag.store(true, ordering: .releasing)
+        handle.unlock()
+    }
+
+    private let retiredFlag = Atomic<Bool>(false)
+    var isRetired: Bool { retiredFlag.load(ordering: .acquiring) }
+
     deinit {
-        if !isReadOnly, !isClosed, commitsSinceHint > 0, let lastCommit { try? writeHint(for: lastCommit) }
+        if !isReadOnly, !isClosed, !isRetired, commitsSinceHint > 0, let lastCommit { try? writeHint(for: lastCommit) }
     }
 
     /// Reads and checks the node at `offset`.
@@ -173,7 +184,7 @@ final class StorageFile: @unchecked Sendable {
     /// `sync: false` leaves the sync to a later group commit (``GroupCommit``), even with `.full`.
     func append(_ chunk: inout ChunkBuilder, version: UInt64, rootRef: UInt64, liveBytes: UInt64, sync: Bool = true) throws(FloeError) -> CommitRecord {
         guard !isReadOnly else { throw .readOnly(path: path) }
-        if isClosed { throw .closed(path: path) }
+        if isClosed || isRetired { throw .closed(path: path) }
         precondition(chunk.start == endOffset, "chunk built for offset \(chunk.start) but the file ends at \(endOffset)")
         let sealed = chunk.seal(version: version, rootRef: rootRef, previousCommit: lastCommit?.offset ?? 0, liveBytes: liveBytes)
         do {
