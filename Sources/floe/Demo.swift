@@ -1,5 +1,5 @@
 import Foundation
-import Floe
+@_spi(Engine) import Floe
 
 /// A model for the demo.
 final class Dog: Object {
@@ -69,5 +69,15 @@ enum Demo {
 
         let streamed = await watcher.value
         print("change stream delivered commit versions \(streamed.map(String.init).joined(separator: ", "))")
+
+        // Verify: every checksum of the file and every rule of the newest version's trees.
+        let report = try Store.verify(path: configuration.fileURL!.path)
+        print("verified \(configuration.fileURL?.lastPathComponent ?? "the file"): \(report.isValid ? "ok" : "PROBLEMS"), "
+              + "\(report.commits) commits, version \(report.version)")
+        if !report.isValid { throw DemoFailure(description: "\(report)") }
+    }
+
+    struct DemoFailure: Error, CustomStringConvertible {
+        let description: String
     }
 }

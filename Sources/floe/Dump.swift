@@ -1,18 +1,25 @@
 import Foundation
 @_spi(Engine) import Floe
 
-/// `floe dump`: objects as JSON, one object per line inside a JSON object keyed by table.
+/// `floe dump`: objects as JSON, one object per line inside a JSON object keyed by class.
+///
+/// The whole document is built before anything is printed, so a file that fails half way
+/// prints nothing on standard output (only the error, on standard error).
 enum Dump {
-    static func run(path: String, table requested: String?) throws {
+    static func run(path: String, className requested: String?) throws {
         let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
         defer { store.close() }
         let snapshot = try store.snapshot()
-        let names = try requested.map { [$0] } ?? snapshot.tableNames()
-        print("{")
-        for (tableIndex, name) in names.enumerated() {
+        let names = try snapshot.tableNames()
+        if let requested, !names.contains(requested) {
+            throw DumpError("\(path) has no class named '\(requested)' (it has \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
+        }
+        let selected = requested.map { [$0] } ?? names
+        var lines = ["{"]
+        for (tableIndex, name) in selected.enumerated() {
             let table = try snapshot.table(named: name)
             let spec = try snapshot.spec(of: table)
-            print("  \(quote(name)): [")
+            lines.append("  \(quote(name)): [")
             let keys = try snapshot.objectKeys(in: table)
             for (index, key) in keys.enumerated() {
                 var fields = ["\"_key\": \(key)"]
@@ -29,11 +36,17 @@ enum Dump {
                     }
                     fields.append("\(quote(columnSpec.name)): \(rendered)")
                 }
-                print("    {" + fields.joined(separator: ", ") + "}" + (index + 1 < keys.count ? "," : ""))
+                lines.append("    {" + fields.joined(separator: ", ") + "}" + (index + 1 < keys.count ? "," : ""))
             }
-            print("  ]" + (tableIndex + 1 < names.count ? "," : ""))
+            lines.append("  ]" + (tableIndex + 1 < selected.count ? "," : ""))
         }
-        print("}")
+        lines.append("}")
+        print(lines.joined(separator: "\n"))
+    }
+
+    struct DumpError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     static func json(_ value: Value) -> String {

@@ -9,11 +9,16 @@ enum Inspect {
         let snapshot = try store.snapshot()
         print("file: \(path)")
         print("version: \(snapshot.version)")
-        print("size: \(store.fileSize) bytes (\(store.deadBytes) no longer used by the newest version)")
+        // The size is the file's committed bytes: the newest version's nodes, older versions'
+        // (dead: compaction reclaims them), and the commit framing.
+        print("size: \(store.fileSize) bytes committed, \(store.deadBytes) of them no longer used by the newest version (compact reclaims them)")
+        if store.recoveredTailBytes > 0 {
+            print("note: \(store.recoveredTailBytes) bytes after the last valid commit were ignored (a commit cut short by a crash)")
+        }
         for name in try snapshot.tableNames() {
             let table = try snapshot.table(named: name)
             let spec = try snapshot.spec(of: table)
-            print("\ntable \(name) (\(spec.kind)): \(try snapshot.objectCount(in: table)) objects")
+            print("\nclass \(name) (\(spec.kind)): \(try snapshot.objectCount(in: table)) objects")
             for column in spec.columns {
                 print("  \(column.name): \(describe(column))")
             }
