@@ -48,6 +48,10 @@ public struct _PropertyType: @unchecked Sendable {
     var isNestedOptional = false
     /// For enums: whether a stored value names one of the cases.
     var acceptsValue: ((Value) -> Bool)?
+    /// A type projection (`CustomPersistable`): stored as its `PersistedType`. One mapped to an
+    /// embedded object is stored as a nullable link even when the property is required (a
+    /// missing object reads as the mapping of a default one).
+    var isMapped = false
 }
 
 /// A type that a `@Persisted` property can hold.
@@ -68,6 +72,13 @@ public protocol _Persistable {
     static func _floeDefault() -> Self
     static func _floeDecode(_ stored: _FloeValue) -> Self
     var _floeEncoded: _FloeValue { get }
+    /// The value, or nil when the stored value cannot become one (a failable type projection);
+    /// optionals read that as nil.
+    static func _floeDecodeIfValid(_ stored: _FloeValue) -> Self?
+}
+
+extension _Persistable {
+    public static func _floeDecodeIfValid(_ stored: _FloeValue) -> Self? { _floeDecode(stored) }
 }
 
 extension Bool: _Persistable {
@@ -177,14 +188,14 @@ extension UUID: _Persistable {
 extension Optional: _Persistable where Wrapped: _Persistable {
     public static var _floeType: _PropertyType {
         var type = Wrapped._floeType
-        if type.isOptional { type.isNestedOptional = true }
+        if type.isOptional && !type.isMapped { type.isNestedOptional = true }
         type.swiftName += "?"
         type.isOptional = true
         return type
     }
     public static func _floeDefault() -> Wrapped? { nil }
     public static func _floeDecode(_ stored: _FloeValue) -> Wrapped? {
-        stored.value == .null && stored.object == nil ? nil : Wrapped._floeDecode(stored)
+        stored.value == .null && stored.object == nil ? nil : Wrapped._floeDecodeIfValid(stored)
     }
     public var _floeEncoded: _FloeValue { self?._floeEncoded ?? _FloeValue(.null) }
 }

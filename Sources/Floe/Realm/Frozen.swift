@@ -97,6 +97,9 @@ final class FrozenSource: ObjectSource {
 
     var hasRecordedDamage: Bool { snapshot.damage.firstError != nil }
 
+    /// No enclosing read to throw from: kept with the damage, for `checkIntegrity()`.
+    func recordInvalidValue(_ error: FloeError) { snapshot.damage.record(error) }
+
     func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void) {
         preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
     }

@@ -172,6 +172,10 @@ final class RealmCore: ObjectSource {
 
     var hasRecordedDamage: Bool { deferredReadError != nil }
 
+    func recordInvalidValue(_ error: FloeError) {
+        deferReadError(error)
+    }
+
     func recordReadFailure(_ error: FloeError) {
         deferReadError(error)
         store.damage.record(error)

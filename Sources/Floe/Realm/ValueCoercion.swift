@@ -84,6 +84,10 @@ enum ValueCoercion {
         if let object = value as? ObjectBase {
             return try linkValue(object._floeEncoded, for: property, in: className, core: core)
         }
+        if property.type.isMapped, let mapped = value as? any _Persistable, let object = mapped._floeEncoded.object {
+            // A value of a type mapped to an embedded object: its persisted object.
+            return try linkValue(object._floeEncoded, for: property, in: className, core: core)
+        }
         if Swift.type(of: value) is NSDictionary.Type || Swift.type(of: value) is NSArray.Type
             || value is FrozenObjectSource || value is [String: Any] || value is [Any] {
             return _FloeValue(.null, nested: value)

@@ -1,0 +1,122 @@
+/// A type Floe does not store itself, persisted as one it does (a type projection): `URL` as
+/// a `String`, a coordinate as an embedded object. The stored schema holds `PersistedType`, so
+/// switching a property between the mapped and the persisted type needs no migration. The
+/// mapped type may be used required, optional, and in `List`, `MutableSet` and `Map`.
+///
+/// ```swift
+/// struct Coordinate { var latitude = 0.0, longitude = 0.0 }
+///
+/// final class Location: EmbeddedObject {
+///     @Persisted var latitude = 0.0
+///     @Persisted var longitude = 0.0
+/// }
+///
+/// extension Coordinate: CustomPersistable {
+///     typealias PersistedType = Location
+///     init(persistedValue: Location) { self.init(latitude: persistedValue.latitude, longitude: persistedValue.longitude) }
+///     var persistableValue: Location { try! Location(value: [latitude, longitude]) }
+/// }
+///
+/// final class Club: Object {
+///     @Persisted var location: Coordinate     // required: a missing object reads as Coordinate()'s mapping
+/// }
+/// ```
+///
+/// `PersistedType` is any type Floe stores (never an optional or a collection), or an
+/// embedded object.
+public protocol CustomPersistable: _Persistable {
+    /// The stored type.
+    associatedtype PersistedType: _Persistable
+    /// The mapped value of a stored one (reading).
+    init(persistedValue: PersistedType)
+    /// The stored value of a mapped one (writing).
+    var persistableValue: PersistedType { get }
+}
+
+/// A type projection whose reading can fail: `URL` from a `String` that is not a URL. On an
+/// optional property an invalid stored value reads as nil; on a required one the enclosing
+/// `read { }` or write throws a ``FloeError`` naming the type and the value.
+///
+/// ```swift
+/// extension URL: FailableCustomPersistable {
+///     public typealias PersistedType = String
+///     public init?(persistedValue: String) { self.init(string: persistedValue) }
+///     public var persistableValue: String { absoluteString }
+/// }
+///
+/// final class Club: Object {
+///     @Persisted var url: URL?
+/// }
+/// ```
+public protocol FailableCustomPersistable: _Persistable {
+    /// The stored type.
+    associatedtype PersistedType: _Persistable
+    /// The mapped value of a stored one, or nil when it has none.
+    init?(persistedValue: PersistedType)
+    /// The stored value of a mapped one.
+    var persistableValue: PersistedType { get }
+}
+
+/// What both kinds of type projection share: how the property is stored.
+enum TypeProjection {
+    static func type(of mapped: Any.Type, persisted: _PropertyType) -> _PropertyType {
+        var type = persisted
+        type.swiftName = "\(mapped)"
+        type.isMapped = true
+        // A required property mapped to an embedded object still stores a nullable link: a
+        // missing object reads as the mapping of a default one.
+        if type.columnType == .link { type.isOptional = true }
+        return type
+    }
+
+    /// The stored value to map, with a missing embedded object read as a default one.
+    static func persisted<P: _Persistable>(_ type: P.Type, from stored: _FloeValue) -> P {
+        if P._floeType.columnType == .link, stored.value == .null, stored.object == nil { return P._floeDefault() }
+        return P._floeDecode(stored)
+    }
+}
+
+extension CustomPersistable {
+    public static var _floeType: _PropertyType { TypeProjection.type(of: Self.self, persisted: PersistedType._floeType) }
+    public static func _floeDefault() -> Self { Self(persistedValue: PersistedType._floeDefault()) }
+    public static func _floeDecode(_ stored: _FloeValue) -> Self {
+        Self(persistedValue: TypeProjection.persisted(PersistedType.self, from: stored))
+    }
+    public var _floeEncoded: _FloeValue { persistableValue._floeEncoded }
+}
+
+extension FailableCustomPersistable {
+    public static var _floeType: _PropertyType { TypeProjection.type(of: Self.self, persisted: PersistedType._floeType) }
+
+    /// The mapping of the persisted type's default (a property declared without a value).
+    public static func _floeDefault() -> Self {
+        guard let value = Self(persistedValue: PersistedType._floeDefault()) else {
+            preconditionFailure("\(Self.self) has no value for \(PersistedType.self)'s default: give the property an initial value or make it optional")
+        }
+        return value
+    }
+
+    public static func _floeDecodeIfValid(_ stored: _FloeValue) -> Self? {
+        Self(persistedValue: TypeProjection.persisted(PersistedType.self, from: stored))
+    }
+
+    /// A required property holding a value with no mapping: the enclosing read or write throws
+    /// a typed error, and the read answers the mapping of the persisted type's default.
+    public static func _floeDecode(_ stored: _FloeValue) -> Self {
+        if let value = _floeDecodeIfValid(stored) { return value }
+        let error = FloeError.typeMismatch(table: stored.parent?.className ?? "\(Self.self)",
+                                           column: stored.parent.map { $0.tableBinding.propertyName(ofColumn: stored.column) } ?? "(value)",
+                                           expected: "a value \(Self.self)(persistedValue:) accepts", value: stored.value.debugText)
+        stored.parent?.source.recordInvalidValue(error)
+        // The placeholder: the property's declared initial value (a new instance holds it).
+        if let parent = stored.parent, let index = parent.tableBinding.propertyOfColumn[stored.column] {
+            let prototype = parent.tableBinding.schema.type.init()
+            if let declared = _floeDecodeIfValid(parent.tableBinding.schema.properties[index].accessor.unmanagedValue(prototype)) {
+                return declared
+            }
+        }
+        return _floeDefault()
+    }
+
+    public var _floeEncoded: _FloeValue { persistableValue._floeEncoded }
+}
