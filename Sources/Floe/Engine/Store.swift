@@ -256,6 +256,11 @@ import Synchronization
     /// Returns once `version` is on stable storage (at once for `.none` and in-memory stores, and
     /// for commits that synced themselves); commits awaited together share one `fdatasync`.
     ///
+    /// ```swift
+    /// let version = try transaction.commit(deferringSync: true)
+    /// try await store.waitUntilDurable(version)   // now report the write as done
+    /// ```
+    ///
     /// - Throws: the sync's ``FloeError/io(path:operation:errno:)``; after one, the store
     ///   refuses writes until it is reopened.
     public func waitUntilDurable(_ version: UInt64) async throws(FloeError) {

@@ -27,29 +27,29 @@ struct CommitScanner {
     /// 8-byte aligned). Used when a walk stops early: a damaged chunk with intact commits
     /// after it is corruption to report, not a torn tail to cut off.
     func hasIntactCommit(atOrAfter position: UInt64) throws(FloeError) -> Bool {
-        var blockStart = position
-        let blockSize: UInt64 = 1 << 20
-        while fileSize > blockStart && fileSize - blockStart >= UInt64(CommitRecord.size) {
-            let count = Int(min(blockSize + UInt64(CommitRecord.size), fileSize - blockStart))
-            let block = try handle.read(count: count, at: blockStart)
-            var index = 0
-            while index + CommitRecord.size <= block.count && UInt64(index) < blockSize {
-                if block[index] == 0x46 && block[index + 1] == 0x43 && block[index + 2] == 0x4D && block[index + 3] == 0x54,
-                   CommitRecord.decode(Array(block[index..<index + CommitRecord.size]), at: blockStart + UInt64(index)) != nil {
-                    return true
-                }
-                index += 8
-            }
-            blockStart += blockSize
+        var found = false
+        try forEachIntactRecord(from: position) { _ in
+            found = true
+            return false
         }
-        return false
+        return found
     }
 
-    /// Every intact commit record anywhere in the file (records are 8-byte aligned), newest
-    /// version first: what recovery tries when the chain of chunks is broken.
+    /// Every intact commit record anywhere in the file, newest version first: what recovery
+    /// tries when the chain of chunks is broken.
     func allIntactCommits() throws(FloeError) -> [CommitRecord] {
         var found: [CommitRecord] = []
-        var blockStart = UInt64(FileHeader.size)
+        try forEachIntactRecord(from: UInt64(FileHeader.size)) { record in
+            found.append(record)
+            return true
+        }
+        return found.sorted { $0.version > $1.version }
+    }
+
+    /// Calls `body` with each intact commit record at an 8-byte-aligned position from `start`,
+    /// reading the file in 1 MiB blocks; `body` returns false to stop.
+    private func forEachIntactRecord(from start: UInt64, _ body: (CommitRecord) -> Bool) throws(FloeError) {
+        var blockStart = start
         let blockSize: UInt64 = 1 << 20
         while fileSize > blockStart && fileSize - blockStart >= UInt64(CommitRecord.size) {
             let count = Int(min(blockSize + UInt64(CommitRecord.size), fileSize - blockStart))
@@ -57,14 +57,14 @@ struct CommitScanner {
             var index = 0
             while index + CommitRecord.size <= block.count && UInt64(index) < blockSize {
                 if block[index] == 0x46 && block[index + 1] == 0x43 && block[index + 2] == 0x4D && block[index + 3] == 0x54,
-                   let record = CommitRecord.decode(Array(block[index..<index + CommitRecord.size]), at: blockStart + UInt64(index)) {
-                    found.append(record)
+                   let record = CommitRecord.decode(Array(block[index..<index + CommitRecord.size]), at: blockStart + UInt64(index)),
+                   !body(record) {
+                    return
                 }
                 index += 8
             }
             blockStart += blockSize
         }
-        return found.sorted { $0.version > $1.version }
     }
 
     /// The commit record at `offset`, if one is there and intact.
