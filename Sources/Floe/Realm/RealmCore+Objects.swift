@@ -229,6 +229,9 @@ extension RealmCore {
         if binding.tableBinding.schema.kind == .embedded {
             throw .invalidOperation(className: binding.className, detail: "embedded objects are deleted with their owner, or by removing them from it")
         }
+        if binding.tableBinding.schema.kind == .asymmetric {
+            throw .invalidOperation(className: binding.className, detail: "asymmetric objects cannot be deleted; they leave through realm.outbox(_:) once acknowledged")
+        }
         try deleteRow(binding.tableBinding, key: binding.key)
     }
 

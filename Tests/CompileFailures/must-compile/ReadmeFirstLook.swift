@@ -1,5 +1,6 @@
 // Must compile: the README's first look, as written there.
 import Floe
+import Foundation
 
 final class Dog: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -8,17 +9,18 @@ final class Dog: Object {
     @Persisted var toys: List<String>
 }
 
-let realm = try await Realm()                       // default.floe in the current directory
+let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: "first-look.floe")))
 try await realm.write { realm in
     let dog = Dog()
     dog.id = 1
     dog.name = "Rex"
     dog.toys.append("ball")
-    try realm.add(dog)
+    try realm.add(dog, update: .modified)   // a second run updates dog 1 instead of failing
 }
 let names = try await realm.read { realm in realm.objects(Dog.self).map(\.name) }
+print(names)                                       // ["Rex"]
 let frozen = try await realm.read { realm in try realm.objects(Dog.self).freeze() }
-Task.detached { print(frozen.map(\.name)) }        // Sendable: read from any task
+await Task.detached { print(frozen.map(\.name)) }.value   // Sendable: read from any task
 
 extension Realm {
     func birthday(of id: Int) throws {
