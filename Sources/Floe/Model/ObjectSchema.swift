@@ -1,0 +1,60 @@
+/// The schema of a model class, as Realm describes it.
+///
+/// ```swift
+/// for property in dog.objectSchema.properties { print(property.name, property.type) }
+/// ```
+public struct ObjectSchema: Sendable, CustomStringConvertible {
+    let info: ObjectSchemaInfo
+
+    /// The class (and table) name.
+    public var className: String { info.className }
+    /// The persisted properties, in declaration order (superclass first).
+    public var properties: [Property] { info.properties.filter { !$0.isComputed }.map(Property.init) }
+    /// The computed properties (`LinkingObjects`).
+    public var computedProperties: [Property] { info.properties.filter(\.isComputed).map(Property.init) }
+    /// The primary key property, if any.
+    public var primaryKeyProperty: Property? { info.primaryKeyIndex.map { Property(info: info.properties[$0]) } }
+    /// Whether the class is an embedded object class.
+    public var isEmbedded: Bool { info.kind == .embedded }
+
+    /// The persisted property named `propertyName`, or nil.
+    public subscript(propertyName: String) -> Property? {
+        info.property(named: propertyName).map(Property.init)
+    }
+
+    public var description: String {
+        "\(className) {\n" + properties.map { "\t\($0)" }.joined(separator: "\n") + "\n}"
+    }
+}
+
+/// One persisted property of a model class.
+public struct Property: Sendable, CustomStringConvertible, Equatable {
+    /// The Swift property name.
+    public let name: String
+    /// The name it is persisted under (see `propertiesMapping()`).
+    public let columnName: String
+    /// The Swift type, spelled as declared (`"String?"`, `"Int8"`).
+    public let type: String
+    /// Whether the property may hold nil.
+    public let isOptional: Bool
+    /// Whether the property is the primary key.
+    public let isPrimary: Bool
+    /// Whether `==` and `IN` queries on the property use an index.
+    public let isIndexed: Bool
+    /// For links and collections of objects: the target class name.
+    public let objectClassName: String?
+
+    init(info: PropertyInfo) {
+        name = info.name
+        columnName = info.persistedName
+        type = info.type.swiftName
+        isOptional = info.type.isOptional
+        isPrimary = info.isPrimaryKey
+        isIndexed = info.isIndexed || info.isPrimaryKey
+        objectClassName = info.type.objectType?.className()
+    }
+
+    public var description: String {
+        "\(name) {\n\t\ttype = \(type);\n\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
+    }
+}

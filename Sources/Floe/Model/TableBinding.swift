@@ -1,0 +1,34 @@
+/// How one model class maps onto one realm's table: the table, and which column each
+/// property reads.
+final class TableBinding: Sendable {
+    let schema: ObjectSchemaInfo
+    let table: TableHandle
+    /// For each property of `schema`, its column in the stored table.
+    let columnOfProperty: [Int]
+    /// For each column of the stored table, the property it backs (nil: not in this class).
+    let propertyOfColumn: [Int?]
+    /// For each column of the stored table, whether it holds lists, sets or maps.
+    let isCollectionColumn: [Bool]
+
+    /// Columns the stored table has (computed properties' pseudo columns come after).
+    let storedColumnCount: Int
+
+    init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int) {
+        self.schema = schema
+        storedColumnCount = columnCount - schema.properties.filter(\.isComputed).count
+        self.table = table
+        self.columnOfProperty = columnOfProperty
+        var propertyOfColumn = [Int?](repeating: nil, count: columnCount)
+        var isCollectionColumn = [Bool](repeating: false, count: columnCount)
+        for (property, column) in columnOfProperty.enumerated() {
+            propertyOfColumn[column] = property
+            isCollectionColumn[column] = schema.properties[property].type.collection != .single || schema.properties[property].isComputed
+        }
+        self.propertyOfColumn = propertyOfColumn
+        self.isCollectionColumn = isCollectionColumn
+    }
+
+    func propertyName(ofColumn column: Int) -> String {
+        propertyOfColumn[column].map { schema.properties[$0].name } ?? "#\(column)"
+    }
+}
