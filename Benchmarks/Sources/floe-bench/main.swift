@@ -24,6 +24,7 @@ func workloadGroups() -> [WorkloadGroup] {
         WorkloadGroup(name: "W4", summary: "object API: 100k primary-key lookups vs GRDB", run: LookupWorkloads.run),
         WorkloadGroup(name: "W6", summary: "object API: age += 1 on 100k dogs in one write vs GRDB", run: ObjectUpdateWorkloads.run),
         WorkloadGroup(name: "W7", summary: "object API: delete all 100k dogs vs GRDB", run: DeleteAllWorkloads.run),
+        WorkloadGroup(name: "W8", summary: "object API: 100 tasks of durable one-dog writes at once (group commit) vs GRDB", run: GroupCommitWorkloads.run),
         WorkloadGroup(name: "C", summary: "collections and links: append 1M ints to a List (C1), sum them (C2), follow 100k to-one links (C3) vs GRDB", run: CollectionWorkloads.run),
     ]
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-// The one predicate tree that both query front ends produce: the string parser
-// (`filter("age > %@", 3)`) and the type-safe builder (`where { $0.age > 3 }`). The planner
-// and the evaluator consume it. Names in key paths are the model's Swift property names as
+// The one predicate tree that both query front ends will produce: the string parser
+// (`filter("age > %@", 3)`) and the type-safe builder (`where { $0.age > 3 }`); the planner
+// and the evaluator consume it. The query layer is being built on this contract (see
+// Docs/Architecture.md); nothing uses it yet. Names in key paths are the model's Swift property names as
 // written; they are resolved against the schema when the query runs, so a typo surfaces as
 // a typed error that names the class and the key path.
 
