@@ -28,8 +28,7 @@ let package = Package(
 // libFuzzer targets, only when Scripts/fuzz.sh builds them (FLOE_FUZZ=1, with
 // -sanitize=fuzzer,address): libFuzzer brings its own main, which an ordinary build lacks.
 if ProcessInfo.processInfo.environment["FLOE_FUZZ"] != nil {
-    // The query layer's string predicate parser gets its target when it lands.
-    for (name, path) in [("floe-fuzz-file", "Fuzz/FileReader")] {
+    for (name, path) in [("floe-fuzz-file", "Fuzz/FileReader"), ("floe-fuzz-predicate", "Fuzz/Predicate")] {
         package.targets.append(.executableTarget(name: name, dependencies: ["Floe"], path: path,
                                                  swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     }

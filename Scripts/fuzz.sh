@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 export FLOE_FUZZ=1
-for product in floe-fuzz-file; do
+for product in floe-fuzz-file floe-fuzz-predicate; do
     log="$(mktemp)"
     if ! swift build -c debug --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address --product "$product" >"$log" 2>&1; then
         grep -v "ld.gold: warning: Cannot export local symbol" "$log" | tail -20
@@ -16,7 +16,7 @@ for product in floe-fuzz-file; do
 done
 bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
 status=0
-for target in file; do
+for target in file predicate; do
     work="$(mktemp -d)"
     cp Fuzz/Corpus/"$target"/* "$work"/
     echo "== fuzzing $target for ${seconds}s"

@@ -10,9 +10,15 @@
 /// ```
 public struct Results<Element: Object>: RandomAccessCollection {
     let core: RealmCore
+    /// The predicate and order (nil: every object, in key order).
+    let query: ResultsQuery?
+    /// The matching keys of the version last evaluated: valid while the reader's root and
+    /// mutation count are those recorded.
+    private let cache = KeyCache()
 
-    init(core: RealmCore) {
+    init(core: RealmCore, query: ResultsQuery? = nil) {
         self.core = core
+        self.query = query
     }
 
     public var startIndex: Int { 0 }
@@ -21,10 +27,19 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The number of objects now.
     public var count: Int {
         guard let binding = tableBinding() else { return 0 }
+        if query != nil { return queriedKeys(binding).count }
         return check(placeholder: 0) { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
     }
 
     public subscript(position: Int) -> Element {
+        if query != nil, let binding = tableBinding() {
+            let keys = queriedKeys(binding)
+            guard keys.indices.contains(position) else {
+                if core.hasDeferredReadError { return Element() }
+                preconditionFailure("Index \(position) is out of bounds for Results<\(Element.className())> of \(keys.count) objects.")
+            }
+            return core.materialize(Element.self, key: keys[position], binding: binding)
+        }
         guard let binding = tableBinding(),
               let key = check(placeholder: nil, { () throws(FloeError) in try core.currentReader().objectKey(at: position, in: binding.table) })
         else {
@@ -36,6 +51,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// Iterates over the objects as they were when iteration began.
     public func makeIterator() -> Iterator {
         guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, reader: nil, leaves: []) }
+        if query != nil {
+            var iterator = Iterator(core: core, binding: binding, reader: nil, leaves: [])
+            iterator.keys = queriedKeys(binding)
+            return iterator
+        }
         guard let reader = check(placeholder: nil, { () throws(FloeError) in try core.currentReader() }) else {
             return Iterator(core: core, binding: nil, reader: nil, leaves: [])
         }
@@ -54,6 +74,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         /// The object handed out last. When nothing else holds it any more (the loop body let
         /// it go), the next step re-points it at the next object instead of allocating one.
         var previous: Element?
+        /// For queried results: the matching keys, in order, walked instead of the leaves.
+        var keys: [Int64]?
+        var keyIndex = 0
 
         init(core: RealmCore, binding: TableBinding?, reader: (any VersionReading)?, leaves: [ClusterNode]) {
             self.core = core
@@ -63,6 +86,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
 
         public mutating func next() -> Element? {
+            if let keys, let binding {
+                guard keyIndex < keys.count else { return nil }
+                defer { keyIndex += 1 }
+                return core.materialize(Element.self, key: keys[keyIndex], binding: binding)
+            }
             guard let binding, let reader else { return nil }
             while leafIndex < leaves.count && row >= leaves[leafIndex].keys.count {
                 leafIndex += 1
@@ -116,9 +144,23 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// Live results are never frozen.
     public var isFrozen: Bool { false }
 
-    /// A frozen, `Sendable` snapshot of these results at the realm's last committed version.
+    /// A frozen, `Sendable` snapshot of these results at the realm's last committed version
+    /// (filtered and sorted results freeze with their predicate and order).
     public func freeze() throws -> FrozenResults<Element> {
-        FrozenResults(snapshot: try core.latestSnapshot())
+        _ = try core.tableBinding(for: Element.self)   // a class that no longer matches the file throws here
+        return try FrozenResults(snapshot: core.latestSnapshot(), query: query)
+    }
+
+    /// The keys `query` selects at the current version (cached until the version changes).
+    private func queriedKeys(_ binding: TableBinding) -> [Int64] {
+        guard let query else { return [] }
+        return check(placeholder: []) { () throws(FloeError) in
+            let reader = try core.currentReader()
+            if let keys = cache.keys(for: reader) { return keys }
+            let keys = try query.keys(in: binding, reader: reader) { (type) throws(FloeError) in try core.tableBinding(for: type) }
+            cache.store(keys, for: reader)
+            return keys
+        }
     }
 
     /// Nil when the class has no objects yet, or when its binding failed (a schema mismatch):
@@ -140,5 +182,23 @@ public struct Results<Element: Object>: RandomAccessCollection {
         } catch {
             return core.readFailed(error, reading: "Results<\(Element.className())>", placeholder: placeholder)
         }
+    }
+}
+
+/// The keys a query selected, and the version they belong to.
+final class KeyCache {
+    private var keys: [Int64]?
+    private var group: GroupNode?
+    private var mutationCount = 0
+
+    func keys(for reader: any VersionReading) -> [Int64]? {
+        guard let keys, group === reader.group, mutationCount == reader.mutationCount else { return nil }
+        return keys
+    }
+
+    func store(_ keys: [Int64], for reader: any VersionReading) {
+        self.keys = keys
+        group = reader.group
+        mutationCount = reader.mutationCount
     }
 }

@@ -81,6 +81,11 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case primaryKeyNotGiven(className: String, property: String, defaultValue: String)
     /// The value given to `create(_:value:)` links back to itself (or nests deeper than 100 levels).
     case cyclicValue(className: String)
+    /// A query predicate is malformed or its arguments do not fit it: names the predicate,
+    /// the position (in characters from its start) and the token where it went wrong.
+    case invalidPredicate(predicate: String, position: Int, token: String, reason: String)
+    /// A key path in a query or sort does not name a usable property of the class.
+    case invalidKeyPath(className: String, keyPath: String, reason: String)
 
     public var description: String {
         switch self {
@@ -148,6 +153,10 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid \(type) string '\(string)': \(reason)."
         case .primaryKeyNotGiven(let className, let property, let defaultValue):
             return "No value for the primary key '\(className).\(property)' was given to create(_:value:), so its default \(defaultValue) was used, and a \(className) object with primary key \(defaultValue) exists already. Give '\(property)' a value."
+        case .invalidPredicate(let predicate, let position, let token, let reason):
+            return "Invalid predicate '\(predicate)' at position \(position) ('\(token)'): \(reason)."
+        case .invalidKeyPath(let className, let keyPath, let reason):
+            return "Invalid key path '\(keyPath)' on \(className): \(reason)."
         case .cyclicValue(let className):
             return "Cannot create a \(className) from a cyclic value: it links back to an object being copied (or nests objects more than 100 levels deep). Add the objects with add(_:) instead, which keeps cycles."
         }

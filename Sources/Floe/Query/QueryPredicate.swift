@@ -1,9 +1,8 @@
 import Foundation
 
-// The one predicate tree that both query front ends will produce: the string parser
-// (`filter("age > %@", 3)`) and the type-safe builder (`where { $0.age > 3 }`); the planner
-// and the evaluator consume it. The query layer is being built on this contract (see
-// Docs/Architecture.md); nothing uses it yet. Names in key paths are the model's Swift property names as
+// The one predicate tree the query front ends produce — the string parser today
+// (`filter("age > %@", 3)`), the type-safe builder (`where { $0.age > 3 }`) next — and the
+// evaluator consumes. Names in key paths are the model's Swift property names as
 // written; they are resolved against the schema when the query runs, so a typo surfaces as
 // a typed error that names the class and the key path.
 
@@ -61,8 +60,8 @@ enum QueryQuantifier: Sendable, Hashable {
 indirect enum QueryExpression: Sendable, Hashable {
     /// A property path from the queried class (or from a subquery's variable).
     case keyPath(QueryKeyPath)
-    /// A literal, or a `%@` argument already converted.
-    case constant(QueryValue)
+    /// A literal, or a `%@` argument, in stored form (an object as a link to its key).
+    case constant(Value)
     /// `{a, b, c}` (for `IN` and `BETWEEN`).
     case list([QueryExpression])
     /// `dogs.@count`, `dogs.@sum.age`, `scores.@max`: an aggregate over a to-many key path;
@@ -134,24 +133,4 @@ enum QueryKeyPathComponent: Sendable, Hashable {
     case size
     /// `mixed.@type`.
     case type
-}
-
-/// A constant in a query, converted from a literal or a `%@` argument. An `AnyRealmValue`
-/// argument becomes the case of what it holds (`.none` is `.null`).
-enum QueryValue: Sendable, Hashable {
-    case null
-    case bool(Bool)
-    case int(Int64)
-    case float(Float)
-    case double(Double)
-    case string(String)
-    case data(Data)
-    case date(Date)
-    case decimal128(Decimal128)
-    case objectId(ObjectId)
-    case uuid(UUID)
-    /// A managed object given as an argument (`owner == %@`): its class and object key.
-    case object(className: String, key: Int64)
-    /// A sequence argument (`name IN %@`).
-    case list([QueryValue])
 }

@@ -17,7 +17,9 @@ public struct FrozenRealm: Sendable {
 
     /// Every object of a class at this version.
     public func objects<T: Object>(_ type: T.Type) -> FrozenResults<T> {
-        FrozenResults(snapshot: snapshot)
+        // Without a query nothing is evaluated up front, so this cannot fail: a class that no
+        // longer matches the file reads as empty here, as `try freeze()` reported when it was made.
+        (try? FrozenResults(snapshot: snapshot)) ?? FrozenResults(empty: snapshot)
     }
 
     /// The object of `type` whose primary key is `key` at this version, or nil.

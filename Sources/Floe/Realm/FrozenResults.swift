@@ -9,10 +9,30 @@
 public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     let snapshot: Snapshot
     private let binding: TableBinding?
+    /// The predicate and order these results were frozen with.
+    let query: ResultsQuery?
+    /// For filtered or sorted results: the matching keys, chosen once (the version never changes).
+    private let keys: [Int64]?
 
-    init(snapshot: Snapshot) {
+    /// Every object of the class at `snapshot`, narrowed and ordered by `query`.
+    init(snapshot: Snapshot, query: ResultsQuery? = nil) throws(FloeError) {
         self.snapshot = snapshot
-        binding = try? FrozenRealm.binding(for: Element.self, in: snapshot)
+        self.query = query
+        let binding = try FrozenRealm.binding(for: Element.self, in: snapshot)
+        self.binding = binding
+        if let query, let binding {
+            keys = try query.keys(in: binding, reader: snapshot) { (type) throws(FloeError) in try FrozenRealm.binding(for: type, in: snapshot) }
+        } else {
+            keys = query == nil ? nil : []
+        }
+    }
+
+    /// No objects (a class that does not match the frozen file).
+    init(empty snapshot: Snapshot) {
+        self.snapshot = snapshot
+        binding = nil
+        query = nil
+        keys = []
     }
 
     public var startIndex: Int { 0 }
@@ -20,6 +40,7 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
 
     /// The number of objects at this version.
     public var count: Int {
+        if let keys { return keys.count }
         guard let binding else { return 0 }
         do {
             return try snapshot.objectCount(in: binding.table)
@@ -30,6 +51,10 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     }
 
     public subscript(position: Int) -> Frozen<Element> {
+        if let keys, let binding {
+            precondition(keys.indices.contains(position), "Index \(position) is out of bounds for FrozenResults<\(Element.className())> of \(keys.count) objects.")
+            return Frozen(snapshot: snapshot, binding: binding, key: keys[position])
+        }
         let found: Int64?
         do {
             found = try binding.flatMap { binding throws(FloeError) in try snapshot.objectKey(at: position, in: binding.table) }

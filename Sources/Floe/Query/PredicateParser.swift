@@ -1,0 +1,303 @@
+import Foundation
+
+/// Parses Realm's string predicates (the NSPredicate dialect) into a ``QueryPredicate``: a
+/// hand-written recursive descent over the predicate's characters.
+///
+/// Supported: comparisons (`==`, `=`, `!=`, `<>`, `<`, `<=`, `>`, `>=`), `BEGINSWITH`,
+/// `ENDSWITH`, `CONTAINS`, `LIKE` with `[c]`, `[d]`, `[cd]`; `IN {…}` and `IN %@`;
+/// `BETWEEN {a, b}`; `ANY`/`SOME`/`ALL`/`NONE`; `@count`, `@min`, `@max`, `@sum`, `@avg` after a
+/// to-many key path; `AND`/`&&`, `OR`/`||`, `NOT`/`!` and parentheses; `TRUEPREDICATE`,
+/// `FALSEPREDICATE`; literals (numbers, quoted strings, `true`/`false`/`YES`/`NO`, `nil`/`NULL`);
+/// `%@` (values) and `%K` (key paths) from the arguments in order.
+///
+/// ```swift
+/// let predicate = try PredicateParser.parse("age > %@ AND name BEGINSWITH[c] %@", arguments: [3, "r"])
+/// ```
+enum PredicateParser {
+    static func parse(_ format: String, arguments: [Any]) throws(FloeError) -> QueryPredicate {
+        var parser = Parser(text: format, arguments: arguments)
+        let predicate = try parser.parseOr()
+        parser.skipSpaces()
+        guard parser.position == parser.characters.count else { throw parser.failure("unexpected text after the predicate") }
+        guard parser.nextArgument == arguments.count else {
+            throw FloeError.invalidPredicate(predicate: format, position: format.count, token: "",
+                                             reason: "\(arguments.count) arguments given but the predicate uses \(parser.nextArgument)")
+        }
+        return predicate
+    }
+
+    private struct Parser {
+        let text: String
+        let characters: [Character]
+        let arguments: [Any]
+        var position = 0
+        var nextArgument = 0
+
+        init(text: String, arguments: [Any]) {
+            self.text = text
+            characters = Array(text)
+            self.arguments = arguments
+        }
+
+        // MARK: Grammar
+
+        mutating func parseOr() throws(FloeError) -> QueryPredicate {
+            var terms = [try parseAnd()]
+            while takeWord("OR") || take("||") { terms.append(try parseAnd()) }
+            return terms.count == 1 ? terms[0] : .or(terms)
+        }
+
+        mutating func parseAnd() throws(FloeError) -> QueryPredicate {
+            var terms = [try parseNot()]
+            while takeWord("AND") || take("&&") { terms.append(try parseNot()) }
+            return terms.count == 1 ? terms[0] : .and(terms)
+        }
+
+        mutating func parseNot() throws(FloeError) -> QueryPredicate {
+            if takeWord("NOT") || (peek("!") && !peek("!=") && take("!")) { return .not(try parseNot()) }
+            return try parsePrimary()
+        }
+
+        mutating func parsePrimary() throws(FloeError) -> QueryPredicate {
+            skipSpaces()
+            if take("(") {
+                let inner = try parseOr()
+                guard take(")") else { throw failure("expected ')'") }
+                return inner
+            }
+            if takeWord("TRUEPREDICATE") { return .constant(true) }
+            if takeWord("FALSEPREDICATE") { return .constant(false) }
+            return try parseComparison()
+        }
+
+        mutating func parseComparison() throws(FloeError) -> QueryPredicate {
+            var quantifier = QueryQuantifier.any
+            if takeWord("ANY") || takeWord("SOME") { quantifier = .any }
+            else if takeWord("ALL") { quantifier = .all }
+            else if takeWord("NONE") { quantifier = .none }
+            let lhs = try parseExpression()
+            skipSpaces()
+            let operatorStart = position
+            if takeWord("BETWEEN") {
+                guard case .list(let bounds) = try parseExpression(), bounds.count == 2 else {
+                    throw failure("BETWEEN takes {lower, upper}", at: operatorStart)
+                }
+                return .between(lhs, low: bounds[0], high: bounds[1], quantifier: quantifier)
+            }
+            let op = try parseOperator()
+            let options = try parseOptions()
+            let rhs = try parseExpression()
+            return .comparison(QueryComparison(lhs: lhs, op: op, rhs: rhs, options: options, quantifier: quantifier))
+        }
+
+        mutating func parseOperator() throws(FloeError) -> QueryOperator {
+            skipSpaces()
+            for (symbol, op) in [("==", QueryOperator.equal), ("!=", .notEqual), ("<>", .notEqual), ("<=", .lessOrEqual), ("=<", .lessOrEqual),
+                                 (">=", .greaterOrEqual), ("=>", .greaterOrEqual), ("=", .equal), ("<", .less), (">", .greater)]
+            where take(symbol) { return op }
+            for (word, op) in [("BEGINSWITH", QueryOperator.beginsWith), ("ENDSWITH", .endsWith), ("CONTAINS", .contains),
+                               ("LIKE", .like), ("IN", .in)] where takeWord(word) { return op }
+            throw failure(position < characters.count ? "expected an operator" : "the predicate ends where an operator should be")
+        }
+
+        mutating func parseOptions() throws(FloeError) -> QueryStringOptions {
+            guard take("[") else { return [] }
+            var options: QueryStringOptions = []
+            while position < characters.count, characters[position] != "]" {
+                switch characters[position].lowercased() {
+                case "c": options.insert(.caseInsensitive)
+                case "d": options.insert(.diacriticInsensitive)
+                default: throw failure("unknown option (only c and d)")
+                }
+                position += 1
+            }
+            guard take("]") else { throw failure("unterminated [options]") }
+            return options
+        }
+
+        mutating func parseExpression() throws(FloeError) -> QueryExpression {
+            skipSpaces()
+            guard position < characters.count else { throw failure("the predicate ends where a value or key path should be") }
+            let character = characters[position]
+            if take("{") {
+                var elements: [QueryExpression] = []
+                if !take("}") {
+                    repeat { elements.append(try parseExpression()) } while take(",")
+                    guard take("}") else { throw failure("expected '}'") }
+                }
+                return .list(elements)
+            }
+            if take("%@") { return .constant(try argumentValue()) }
+            if take("%K") { return try keyPathExpression(start: argumentKeyPath()) }
+            if character == "\"" || character == "'" { return .constant(.string(try parseString())) }
+            if character.isNumber || ((character == "-" || character == "+") && position + 1 < characters.count && characters[position + 1].isNumber) {
+                return .constant(try parseNumber())
+            }
+            if character.isLetter || character == "_" || character == "@" || character == "$" {
+                let start = position
+                let word = readIdentifierPath()
+                switch word.uppercased() {
+                case "TRUE", "YES": return .constant(.bool(true))
+                case "FALSE", "NO": return .constant(.bool(false))
+                case "NIL", "NULL": return .constant(.null)
+                default:
+                    guard !word.isEmpty else { throw failure("expected a key path", at: start) }
+                    return try keyPathExpression(start: word)
+                }
+            }
+            throw failure("expected a value or a key path")
+        }
+
+        /// A key path, possibly ending in a collection operator: `dogs.@count`, `dogs.@max.age`.
+        mutating func keyPathExpression(start path: String) throws(FloeError) -> QueryExpression {
+            let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard !parts.contains(where: \.isEmpty) else { throw failure("empty key path component in '\(path)'") }
+            if let index = parts.firstIndex(where: { $0.hasPrefix("@") }) {
+                guard let aggregate = QueryAggregate(rawValue: parts[index].lowercased()), index > 0 else {
+                    throw failure("unknown collection operator '\(parts[index])'")
+                }
+                let collection = QueryKeyPath(parts[..<index].map { .property($0) })
+                let of = Array(parts[(index + 1)...])
+                if aggregate == .count && !of.isEmpty { throw failure("@count takes no property after it") }
+                return .aggregate(collection, aggregate, of: of)
+            }
+            return .keyPath(QueryKeyPath(parts.map { .property($0) }))
+        }
+
+        // MARK: Tokens
+
+        mutating func readIdentifierPath() -> String {
+            let start = position
+            while position < characters.count,
+                  characters[position].isLetter || characters[position].isNumber || "_.@$".contains(characters[position]) {
+                position += 1
+            }
+            return String(characters[start..<position])
+        }
+
+        mutating func parseString() throws(FloeError) -> String {
+            let quote = characters[position]
+            let start = position
+            position += 1
+            var result = ""
+            while position < characters.count, characters[position] != quote {
+                if characters[position] == "\\", position + 1 < characters.count {
+                    position += 1
+                    switch characters[position] {
+                    case "n": result.append("\n")
+                    case "t": result.append("\t")
+                    case "r": result.append("\r")
+                    default: result.append(characters[position])
+                    }
+                } else {
+                    result.append(characters[position])
+                }
+                position += 1
+            }
+            guard position < characters.count else { throw failure("unterminated string", at: start) }
+            position += 1
+            return result
+        }
+
+        mutating func parseNumber() throws(FloeError) -> Value {
+            let start = position
+            position += 1
+            while position < characters.count, characters[position].isNumber || ".eE".contains(characters[position])
+                    || ((characters[position] == "-" || characters[position] == "+") && "eE".contains(characters[position - 1])) {
+                position += 1
+            }
+            let literal = String(characters[start..<position])
+            if let int = Int64(literal) { return .int(int) }
+            if let double = Double(literal) { return .double(double) }
+            throw failure("'\(literal)' is not a number", at: start)
+        }
+
+        mutating func argumentValue() throws(FloeError) -> Value {
+            let start = position - 2
+            guard nextArgument < arguments.count else { throw failure("more %@ than arguments (\(arguments.count) given)", at: start) }
+            defer { nextArgument += 1 }
+            guard let value = QueryArgument.value(of: arguments[nextArgument]) else {
+                throw failure("argument \(nextArgument + 1) (\(type(of: arguments[nextArgument]))) is not a value Floe stores", at: start)
+            }
+            return value
+        }
+
+        mutating func argumentKeyPath() throws(FloeError) -> String {
+            let start = position - 2
+            guard nextArgument < arguments.count else { throw failure("more %K than arguments (\(arguments.count) given)", at: start) }
+            defer { nextArgument += 1 }
+            guard let path = arguments[nextArgument] as? String else {
+                throw failure("argument \(nextArgument + 1) for %K must be a String key path", at: start)
+            }
+            return path
+        }
+
+        mutating func skipSpaces() {
+            while position < characters.count, characters[position].isWhitespace { position += 1 }
+        }
+
+        func peek(_ symbol: String) -> Bool {
+            var index = position
+            while index < characters.count, characters[index].isWhitespace { index += 1 }
+            let symbolCharacters = Array(symbol)
+            guard index + symbolCharacters.count <= characters.count else { return false }
+            return Array(characters[index..<index + symbolCharacters.count]) == symbolCharacters
+        }
+
+        mutating func take(_ symbol: String) -> Bool {
+            skipSpaces()
+            guard peek(symbol) else { return false }
+            position += symbol.count
+            return true
+        }
+
+        /// A keyword, case-insensitive, not followed by more identifier characters.
+        mutating func takeWord(_ word: String) -> Bool {
+            skipSpaces()
+            let end = position + word.count
+            guard end <= characters.count, String(characters[position..<end]).uppercased() == word else { return false }
+            if end < characters.count, characters[end].isLetter || characters[end].isNumber || characters[end] == "_" { return false }
+            position = end
+            return true
+        }
+
+        func failure(_ reason: String, at where_: Int? = nil) -> FloeError {
+            let at = min(where_ ?? position, characters.count)
+            var end = at
+            while end < characters.count, !characters[end].isWhitespace { end += 1 }
+            return .invalidPredicate(predicate: text, position: at, token: String(characters[at..<end]), reason: reason)
+        }
+    }
+}
+
+/// `%@` arguments in stored form: every type a `@Persisted` property holds (and optionals,
+/// enums, managed objects), `NSNumber`, and sequences of them for `IN`.
+enum QueryArgument {
+    static func value(of argument: Any) -> Value? {
+        if ValueCoercion.isNull(argument) { return .null }
+        if let object = argument as? ObjectBase {
+            guard let binding = object._floeBinding else { return nil }
+            return .link(binding.key)
+        }
+        if let mixed = argument as? AnyRealmValue { return mixed._floeEncoded.value }
+        if let persistable = argument as? any _Persistable {
+            let encoded = persistable._floeEncoded
+            if encoded.elements == nil { return encoded.value }
+        }
+        if let number = argument as? NSNumber {
+            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
+            if let int = Int64(exactly: number.doubleValue) { return .int(int) }
+            return .double(number.doubleValue)
+        }
+        if let string = argument as? NSString { return .string(string as String) }
+        if let sequence = argument as? any Sequence {
+            var values: [Value] = []
+            for element in sequence {
+                guard let value = value(of: element) else { return nil }
+                values.append(value)
+            }
+            return .list(values)
+        }
+        return nil
+    }
+}

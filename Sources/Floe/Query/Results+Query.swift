@@ -1,0 +1,46 @@
+// Filtering and sorting results with Realm's string predicates and key paths.
+
+extension Results {
+    /// The objects that match a string predicate in Realm's dialect, live: they always show the
+    /// realm's current version. Results chain: filtering filtered or sorted results narrows them.
+    ///
+    /// ```swift
+    /// let puppies = try realm.objects(Dog.self).filter("age < %@ AND name BEGINSWITH[c] %@", 2, "r")
+    /// let owned = try realm.objects(Dog.self).filter("owner.name == 'Ada'")
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a
+    ///   malformed predicate or arguments that do not fit it;
+    ///   ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a property the class does
+    ///   not have, or an operator or value its type does not take.
+    public func filter(_ predicateFormat: String, _ args: Any...) throws -> Results<Element> {
+        let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
+        return try narrowed((query ?? ResultsQuery(predicate: nil, sort: [])).filtered(by: predicate))
+    }
+
+    /// These results ordered by one property (through to-one links: `"owner.name"`), stable:
+    /// objects with equal values keep their order. Nulls come first ascending, as in Realm.
+    ///
+    /// ```swift
+    /// let youngestFirst = try realm.objects(Dog.self).sorted(byKeyPath: "age")
+    /// ```
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> Results<Element> {
+        try sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// These results ordered by several properties, the first deciding first.
+    ///
+    /// ```swift
+    /// let ordered = try dogs.sorted(by: [Floe.SortDescriptor(keyPath: "age", ascending: false), "name"])
+    /// ```
+    public func sorted<S: Sequence>(by descriptors: S) throws -> Results<Element> where S.Element == SortDescriptor {
+        try narrowed((query ?? ResultsQuery(predicate: nil, sort: [])).sorted(by: Array(descriptors)))
+    }
+
+    private func narrowed(_ query: ResultsQuery) throws -> Results<Element> {
+        try query.validate(for: Element.self, binding: core.tableBinding(for: Element.self)) { (type) throws(FloeError) in
+            try core.tableBinding(for: type)
+        }
+        return Results(core: core, query: query)
+    }
+}

@@ -1,0 +1,129 @@
+/// What narrows and orders a `Results`: a predicate and sort descriptors, applied in that order.
+/// Immutable; each `filter` or `sorted` makes a new one (results chain).
+final class ResultsQuery: Sendable {
+    let predicate: QueryPredicate?
+    let sort: [SortDescriptor]
+
+    init(predicate: QueryPredicate?, sort: [SortDescriptor]) {
+        self.predicate = predicate
+        self.sort = sort
+    }
+
+    /// This query narrowed by `predicate` too (both must hold).
+    func filtered(by predicate: QueryPredicate) -> ResultsQuery {
+        ResultsQuery(predicate: self.predicate.map { .and([$0, predicate]) } ?? predicate, sort: sort)
+    }
+
+    /// This query ordered by `descriptors` (replacing an earlier order, as in Realm).
+    func sorted(by descriptors: [SortDescriptor]) -> ResultsQuery {
+        ResultsQuery(predicate: predicate, sort: descriptors)
+    }
+
+    /// The keys of the objects of `binding`'s class that match, in order.
+    func keys(in binding: TableBinding, reader: any VersionReading,
+              bindings: @escaping (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) -> [Int64] {
+        var keys: [Int64]
+        if let predicate {
+            keys = try QueryEvaluator(predicate, binding: binding, reader: reader, bindings: bindings).matchingKeys()
+        } else {
+            keys = try reader.objectKeys(in: binding.table)
+        }
+        guard !sort.isEmpty else { return keys }
+        let paths = try sort.map { (descriptor) throws(FloeError) in
+            try QueryEvaluator.sortHops(descriptor.keyPath, from: binding, bindings: bindings)
+        }
+        var rows: [(key: Int64, values: [Value])] = []
+        rows.reserveCapacity(keys.count)
+        for key in keys {
+            var values: [Value] = []
+            for hops in paths { values.append(try QueryEvaluator.sortValue(hops, key: key, reader: reader)) }
+            rows.append((key, values))
+        }
+        // Stable: objects with equal sort values keep their key order.
+        let indexed = rows.enumerated().sorted { first, second in
+            for (index, descriptor) in sort.enumerated() {
+                let order = QueryEvaluator.sortOrder(first.element.values[index], second.element.values[index])
+                if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+            }
+            return first.offset < second.offset
+        }
+        keys = indexed.map(\.element.key)
+        return keys
+    }
+
+    /// Checks the predicate and sort key paths against the class now, so that a typo is an
+    /// error where the query is written, not an empty result later.
+    func validate(for type: ObjectBase.Type, binding: TableBinding?,
+                  bindings: @escaping (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) {
+        // A class without objects yet still checks its key paths.
+        let subject: TableBinding
+        if let binding { subject = binding } else { subject = try QueryEvaluator.schemaOnlyBinding(for: type) }
+        if let predicate { _ = try QueryEvaluator.compile(predicate, root: subject, bindings: bindings) }
+        for descriptor in sort { _ = try QueryEvaluator.sortHops(descriptor.keyPath, from: subject, bindings: bindings) }
+    }
+}
+
+/// A sort key: a property's key path (through to-one links, `"owner.name"`) and a direction.
+///
+/// It is `Floe.SortDescriptor`: with `import Foundation` as well, Foundation's generic
+/// `SortDescriptor<Compared>` is visible too, so spell Floe's with its module name when the
+/// compiler says the name is ambiguous.
+///
+/// ```swift
+/// let byAge = try dogs.sorted(by: [Floe.SortDescriptor(keyPath: "age", ascending: false), "name"])
+/// ```
+public struct SortDescriptor: Sendable, Hashable, ExpressibleByStringLiteral {
+    /// The property to sort by, through to-one links.
+    public let keyPath: String
+    /// Whether smaller values (and nulls) come first.
+    public let ascending: Bool
+
+    /// A descriptor sorting by `keyPath`.
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    /// A descriptor sorting ascending by the key path a string literal names.
+    public init(stringLiteral keyPath: String) {
+        self.init(keyPath: keyPath)
+    }
+
+    /// The same key path, the other way round.
+    public func reversed() -> SortDescriptor {
+        SortDescriptor(keyPath: keyPath, ascending: !ascending)
+    }
+}
+
+extension QueryEvaluator {
+    /// A sort key path resolved: to-one links only (a to-many has no single value to sort by).
+    static func sortHops(_ keyPath: String, from root: TableBinding,
+                         bindings: (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) -> [Hop] {
+        let hops = try hops(QueryKeyPath(dotted: keyPath), from: root, bindings: bindings)
+        if let toMany = hops.first(where: { $0.isToMany || $0.property.type.collection != .single }) {
+            throw .invalidKeyPath(className: root.schema.className, keyPath: keyPath,
+                                  reason: "'\(toMany.property.name)' is a collection: sort by a single value")
+        }
+        if let last = hops.last, last.property.type.columnType == .link {
+            throw .invalidKeyPath(className: root.schema.className, keyPath: keyPath,
+                                  reason: "'\(last.property.name)' is an object: sort by one of its properties")
+        }
+        return hops
+    }
+
+    static func sortValue(_ hops: [Hop], key: Int64, reader: any VersionReading) throws(FloeError) -> Value {
+        var current = Value.link(key)
+        for hop in hops {
+            guard case .link(let linked) = current else { return .null }
+            current = try reader.value(in: hop.binding.table, key: linked, column: hop.column)
+        }
+        return current
+    }
+
+    /// Realm's sort order: nulls first, numbers across kinds, strings by Swift's `<`.
+    static func sortOrder(_ lhs: Value, _ rhs: Value) -> Int {
+        if lhs == .null || rhs == .null { return lhs == rhs ? 0 : (lhs == .null ? -1 : 1) }
+        if case .string(let a) = lhs, case .string(let b) = rhs { return a == b ? 0 : (a < b ? -1 : 1) }
+        return ValueComparison.order(lhs, rhs) ?? Value.compare(lhs, rhs)
+    }
+}
