@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with AddressSanitizer and runs each for a bounded time over its
 # seed corpus (Fuzz/Corpus/<target>). Usage: Scripts/fuzz.sh [seconds per target, default 60]
-# A crash leaves its input as Fuzz/crash-*: turn it into a regression test, then fix it.
+# A crash leaves its input as Fuzz/crash-*: add it to Fuzz/Regressions/<target>/ (FuzzRegressionTests
+# replays those in swift test), then fix it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -20,10 +21,15 @@ for target in file predicate; do
     work="$(mktemp -d)"
     cp Fuzz/Corpus/"$target"/* "$work"/
     echo "== fuzzing $target for ${seconds}s"
-    if ! "$bin/floe-fuzz-$target" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=65536 -artifact_prefix=Fuzz/crash-"$target"- -print_final_stats=1 2>&1 | tail -12; then
+    log="$(mktemp)"
+    # The Swift runtime's backtracer would hold the output open after a crash: libFuzzer's
+    # own report (and the saved input) is what a crash needs.
+    if ! SWIFT_BACKTRACE=enable=no "$bin/floe-fuzz-$target" "$work" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=2048 -max_len=65536 -artifact_prefix=Fuzz/crash-"$target"- -print_final_stats=1 >"$log" 2>&1; then
         status=1
+        grep -E "ERROR|Fatal error|SUMMARY|Test unit written" "$log" | head -20
     fi
+    tail -8 "$log"
     rm -rf "$work"
 done
 exit $status

@@ -123,6 +123,9 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
 
     func loadNode() throws(FloeError) -> any TreeNode { try load() }
 
+    /// The file this node is read from ("memory" for a node made in memory), for error messages.
+    var filePath: String { source?.path ?? "memory" }
+
     var residentTreeNode: (any TreeNode)? { residentNode }
 
     @inline(__always)

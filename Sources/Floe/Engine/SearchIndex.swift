@@ -52,8 +52,8 @@ enum SearchIndex {
     /// Object keys filed under `value`'s hash (callers confirm the value).
     static func candidates(for value: Value, in root: NodeRef<ClusterNode>?) throws(FloeError) -> [Int64] {
         guard let (leaf, row) = try ClusterTree.find(hash(value), in: root) else { return [] }
-        let first = try leaf.columns[0].load().storage.int(at: row)
-        let more = try leaf.columns[1].load().storage.collections[row]
+        let first = try leaf.column(0).storage.int(at: row)
+        let more = try leaf.column(1).storage.collections[row]
         guard let more else { return [first] }
         return [first] + (try CollectionTree.allElements(more)).map { value -> Int64 in
             if case .int(let key) = value { return key }
@@ -74,19 +74,19 @@ enum SearchIndex {
             guard let (entryLeaf, entryRow) = try ClusterTree.find(hash(value), in: table.indexRoots[column]) else { return [] }
             let first = try entryLeaf.columns[0].load().storage.int(at: entryRow)
             if let (leaf, row) = try ClusterTree.find(first, in: table.root),
-               Value.compare(try leaf.columns[column].load().value(at: row), value) == 0 {
+               Value.compare(try leaf.column(column).value(at: row), value) == 0 {
                 return [first]
             }
         }
         if table.spec.columns[column].hasSearchIndex {
             for key in try candidates(for: value, in: table.indexRoots[column]).sorted() where found.count < limit {
                 guard let (leaf, row) = try ClusterTree.find(key, in: table.root) else { continue }
-                if Value.compare(try leaf.columns[column].load().storage.value(at: row), value) == 0 { found.append(key) }
+                if Value.compare(try leaf.column(column).storage.value(at: row), value) == 0 { found.append(key) }
             }
             return found
         }
         try ClusterTree.forEachLeaf(in: table.root) { leaf throws(FloeError) in
-            let storage = try leaf.columns[column].load().storage
+            let storage = try leaf.column(column).storage
             for row in 0..<leaf.keys.count where Value.compare(storage.value(at: row), value) == 0 {
                 found.append(leaf.keys[row])
                 if found.count >= limit { return false }
@@ -100,8 +100,8 @@ enum SearchIndex {
     static func allKeys(in root: NodeRef<ClusterNode>?) throws(FloeError) -> [Int64] {
         var keys: [Int64] = []
         try ClusterTree.forEachLeaf(in: root) { leaf throws(FloeError) in
-            let first = try leaf.columns[0].load().storage
-            let more = try leaf.columns[1].load().storage
+            let first = try leaf.column(0).storage
+            let more = try leaf.column(1).storage
             for row in 0..<leaf.keys.count {
                 keys.append(first.int(at: row))
                 for case .int(let key) in try CollectionTree.allElements(more.collections[row]) { keys.append(key) }

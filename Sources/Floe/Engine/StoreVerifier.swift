@@ -57,7 +57,7 @@ enum StoreVerifier {
         for (column, spec) in table.spec.columns.enumerated() where spec.type == .link {
             var expected: [Int64: [Int64]] = [:]
             try ClusterTree.forEachLeaf(in: table.root) { leaf throws(FloeError) in
-                let storage = try leaf.columns[column].load().storage
+                let storage = try leaf.column(column).storage
                 for row in 0..<leaf.keys.count {
                     let targets = storage.layout == .collections ? try CollectionTree.allElements(storage.collections[row]) : [storage.value(at: row)]
                     for case .link(let target) in targets { expected[target, default: []].append(leaf.keys[row]) }
@@ -87,7 +87,7 @@ enum StoreVerifier {
     private static func checkSearchIndexes(of table: TableNode, into report: inout VerificationReport) throws {
         if let keyColumn = table.spec.objectKeyColumn {
             try ClusterTree.forEachLeaf(in: table.root) { leaf throws(FloeError) in
-                let storage = try leaf.columns[keyColumn].load().storage
+                let storage = try leaf.column(keyColumn).storage
                 for row in 0..<leaf.keys.count where storage.int(at: row) != leaf.keys[row] {
                     report.problems.append("object \(leaf.keys[row]) of '\(table.spec.name)' has primary key \(storage.int(at: row)), which must be its object key")
                 }
@@ -103,7 +103,7 @@ enum StoreVerifier {
                 continue
             }
             try ClusterTree.forEachLeaf(in: table.root) { leaf throws(FloeError) in
-                let storage = try leaf.columns[column].load().storage
+                let storage = try leaf.column(column).storage
                 for row in 0..<leaf.keys.count {
                     let candidates = try SearchIndex.candidates(for: storage.value(at: row), in: root)
                     if !candidates.contains(leaf.keys[row]) {
@@ -122,7 +122,7 @@ enum StoreVerifier {
             maximumKey = max(maximumKey, leaf.keys.last ?? -1)
             for column in collectionColumns {
                 let spec = table.spec.columns[column]
-                let storage = try leaf.columns[column].load().storage
+                let storage = try leaf.column(column).storage
                 for (row, root) in storage.collections.enumerated() {
                     do {
                         try CollectionTree.checkInvariants(of: root, isMap: spec.collection == .map,

@@ -100,7 +100,7 @@
         guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
             throw .noSuchObject(table: node.spec.name, key: key)
         }
-        let columnNode = try leaf.columns[column].load()
+        let columnNode = try leaf.column(column)
         precondition(columnNode.storage.layout != .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is a collection; read it with collectionElements")
         return columnNode.value(at: row)
     }
@@ -123,7 +123,7 @@
     /// Calls `body` with each object's key and the value of `column`, in key order; return false to stop.
     public func forEachValue(in table: TableHandle, column: Int, _ body: (Int64, Value) throws(FloeError) -> Bool) throws(FloeError) {
         try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf throws(FloeError) in
-            let storage = try leaf.columns[column].load().storage
+            let storage = try leaf.column(column).storage
             for row in 0..<leaf.keys.count where !(try body(leaf.keys[row], storage.value(at: row))) { return false }
             return true
         }
@@ -133,7 +133,7 @@
     public func sumOfIntegers(in table: TableHandle, column: Int) throws(FloeError) -> Int64 {
         var total: Int64 = 0
         try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf throws(FloeError) in
-            let storage = try leaf.columns[column].load().storage
+            let storage = try leaf.column(column).storage
             storage.words.withUnsafeBufferPointer { words in
                 if let nulls = storage.nulls {
                     for index in words.indices where !nulls[index] { total &+= Int64(bitPattern: words[index]) }
@@ -157,7 +157,7 @@
         var total = 0.0
         let isFloat = try tableNode(table).spec.columns[column].type == .float
         try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf throws(FloeError) in
-            let storage = try leaf.columns[column].load().storage
+            let storage = try leaf.column(column).storage
             storage.words.withUnsafeBufferPointer { words in
                 for index in words.indices where !(storage.nulls?[index] ?? false) {
                     total += isFloat ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: words[index]))) : Double(bitPattern: words[index])
@@ -226,7 +226,7 @@
         guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
             throw .noSuchObject(table: node.spec.name, key: key)
         }
-        let storage = try leaf.columns[column].load().storage
+        let storage = try leaf.column(column).storage
         precondition(storage.layout == .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is not a collection")
         return storage.collections[row]
     }

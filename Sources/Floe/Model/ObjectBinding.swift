@@ -51,13 +51,13 @@ final class ObjectBinding {
         do throws(FloeError) {
             let reader = try source.currentReader()
             if let leaf = cachedLeaf, cachedGroup === reader.group, cachedMutationCount == reader.mutationCount {
-                return _FloeValue(try leaf.columns[column].load().value(at: cachedRow), parent: self, column: column)
+                return _FloeValue(try leaf.column(column).value(at: cachedRow), parent: self, column: column)
             }
             guard let (leaf, row) = try reader.locate(key, in: tableBinding.table) else {
                 throw FloeError.noSuchObject(table: tableBinding.table.name, key: key)
             }
             cachePosition(leaf: leaf, row: row, reader: reader)
-            return _FloeValue(try leaf.columns[column].load().value(at: row), parent: self, column: column)
+            return _FloeValue(try leaf.column(column).value(at: row), parent: self, column: column)
         } catch .noSuchObject {
             if source.hasRecordedDamage { return _FloeValue(placeholder(forColumn: column), parent: self, column: column) }
             preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))': the \(className) object with key \(key) has been deleted or invalidated. Check isInvalidated first.")
