@@ -113,8 +113,8 @@
         }
         var values: [Value] = []
         values.reserveCapacity(leaf.columns.count)
-        for column in leaf.columns {
-            let storage = try column.load().storage
+        for column in leaf.columns.indices {
+            let storage = try leaf.column(column).storage
             values.append(storage.layout == .collections ? .null : storage.value(at: row))
         }
         return values
