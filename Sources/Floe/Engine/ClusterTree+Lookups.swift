@@ -61,12 +61,20 @@ extension ClusterNode {
     /// Column `index` of this leaf, checked against the leaf's rows. A leaf or column whose
     /// checksum is right but whose shape is not (fewer columns than its table, another number
     /// of rows than keys) is damage too: a typed error, never an out-of-range trap.
-    func column(_ index: Int) throws(FloeError) -> ColumnNode {
+    func column(_ index: Int, expected: ColumnSpec? = nil) throws(FloeError) -> ColumnNode {
         guard index >= 0, index < columns.count else {
             throw .corruptFile(path: columns.first?.filePath ?? "memory", offset: columns.first?.offset ?? 0,
                                detail: "a leaf holds \(columns.count) columns, not column \(index) of its table")
         }
         let node = try columns[index].load()
+        if let expected {
+            // The table says what the column holds; a column that holds something else is damage.
+            let layout: ColumnStorage.Layout = expected.collection == .single ? ColumnStorage.Layout(elementType: expected.type) : .collections
+            guard node.storage.layout == layout else {
+                throw .corruptFile(path: columns[index].filePath, offset: columns[index].offset,
+                                   detail: "column '\(expected.name)' is stored as \(node.storage.layout), not \(layout)")
+            }
+        }
         guard node.storage.count == keys.count else {
             throw .corruptFile(path: columns[index].filePath, offset: columns[index].offset,
                                detail: "a column holds \(node.storage.count) values for a leaf of \(keys.count) objects")

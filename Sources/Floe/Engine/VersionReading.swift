@@ -100,7 +100,7 @@
         guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
             throw .noSuchObject(table: node.spec.name, key: key)
         }
-        let columnNode = try leaf.column(column)
+        let columnNode = try leaf.column(column, expected: node.spec.columns[column])
         precondition(columnNode.storage.layout != .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is a collection; read it with collectionElements")
         return columnNode.value(at: row)
     }
@@ -114,7 +114,7 @@
         var values: [Value] = []
         values.reserveCapacity(leaf.columns.count)
         for column in leaf.columns.indices {
-            let storage = try leaf.column(column).storage
+            let storage = try leaf.column(column, expected: column < node.spec.columns.count ? node.spec.columns[column] : nil).storage
             values.append(storage.layout == .collections ? .null : storage.value(at: row))
         }
         return values
@@ -122,8 +122,9 @@
 
     /// Calls `body` with each object's key and the value of `column`, in key order; return false to stop.
     public func forEachValue(in table: TableHandle, column: Int, _ body: (Int64, Value) throws(FloeError) -> Bool) throws(FloeError) {
-        try ClusterTree.forEachLeaf(in: tableNode(table).root) { leaf throws(FloeError) in
-            let storage = try leaf.column(column).storage
+        let node = try tableNode(table)
+        try ClusterTree.forEachLeaf(in: node.root) { leaf throws(FloeError) in
+            let storage = try leaf.column(column, expected: node.spec.columns[column]).storage
             for row in 0..<leaf.keys.count where !(try body(leaf.keys[row], storage.value(at: row))) { return false }
             return true
         }
@@ -226,7 +227,7 @@
         guard let (leaf, row) = try ClusterTree.find(key, in: node.root) else {
             throw .noSuchObject(table: node.spec.name, key: key)
         }
-        let storage = try leaf.column(column).storage
+        let storage = try leaf.column(column, expected: node.spec.columns[column]).storage
         precondition(storage.layout == .collections, "'\(node.spec.name).\(node.spec.columns[column].name)' is not a collection")
         return storage.collections[row]
     }
