@@ -212,3 +212,61 @@ extension MaintenanceTests {
         store.close()
     }
 }
+
+/// A realm released while a frozen snapshot of it lives: the path opens again (the lock goes
+/// with the store), and the snapshot keeps reading its version.
+@Suite struct ReopenWhileSnapshotsLiveTests {
+    final class Note: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var text = ""
+    }
+
+    @Test func reopeningAfterTheRealmIsReleasedWorksWhileSnapshotsLive() async throws {
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.file())
+        var frozen: FrozenResults<Note>?
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url))
+            try await realm.asyncWrite { realm in try realm.create(Note.self, value: ["id": 1, "text": "kept"]) }
+        }
+        do {
+            // Opened anew: the frozen results read nodes from the file, which they keep open.
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url))
+            frozen = try await realm.read { realm in try realm.objects(Note.self).freeze() }
+        }
+        for readOnly in [true, false] {
+            let reopened = try await Realm(configuration: Realm.Configuration(fileURL: url, readOnly: readOnly))
+            #expect(try await reopened.read { realm in realm.objects(Note.self).count } == 1)
+            if !readOnly {
+                try await reopened.asyncWrite { realm in try realm.create(Note.self, value: ["id": 2]) }
+            }
+        }
+        #expect(frozen?.map(\.text) == ["kept"])
+    }
+}
+
+extension ReopenWhileSnapshotsLiveTests {
+    @Test func aStoreReleasedWhileASnapshotLivesReleasesTheLock() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file()
+        var snapshot: Snapshot?
+        var dogs: TableHandle?
+        do {
+            let writer = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+            dogs = try Fixtures.makeDogs(in: writer, count: 600)
+            writer.close()
+        }
+        do {
+            // Opened anew, its tree is read from the file: the snapshot's nodes hold the file.
+            let store = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+            snapshot = try store.snapshot()
+        }
+        let reopened = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+        let transaction = try reopened.beginWrite()
+        try transaction.deleteObject(from: dogs!, key: 0)
+        try transaction.commit()
+        #expect(try snapshot!.objectCount(in: dogs!) == 600)
+        #expect(try reopened.snapshot().objectCount(in: dogs!) == 599)
+        reopened.close()
+    }
+}

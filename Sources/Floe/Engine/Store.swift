@@ -48,9 +48,13 @@ import Synchronization
     }
 
     deinit {
-        state.withLock { state in
+        let file = state.withLock { state in
             for listener in state.listeners.values { listener.finish() }
+            return state.file
         }
+        // Snapshots that outlive the store still read through the file, so it stays open; but
+        // no one can write through it any more, so its lock goes and the path opens again.
+        file?.retire()
     }
 
     // MARK: Opening
@@ -71,19 +75,35 @@ import Synchronization
     /// the root of the newest intact commit cannot be read.
     public static func open(path: String, options: StoreOptions = StoreOptions()) throws(FloeError) -> Store {
         let canonical = FileHandle.canonicalPath(path)
-        let result: Result<Store, FloeError> = registry.withLock { registry in
-            if let existing = registry[canonical]?.store, !existing.isClosed { return .success(existing) }
-            let opened = Result { () throws(FloeError) -> Store in try openFile(path: canonical, options: options) }
-            if case .success(let store) = opened { registry[canonical] = WeakStore(store: store) }
-            return opened
-        }
-        let store = try result.get()
+        let store = try openShared(canonical: canonical, options: options)
         if let decide = options.shouldCompactOnOpen, !options.readOnly, let file = store.currentFile {
             let total = file.endOffset
             let used = file.lastCommit?.liveBytes ?? 0
             if decide(total, used) { try store.compact() }
         }
         return store
+    }
+
+    /// The store this process has open for the path, or a newly opened one. A store of this
+    /// process released on another thread a moment ago may still hold the file's lock while
+    /// its deinit runs: that is waited out briefly, never reported as another process's lock.
+    private static func openShared(canonical: String, options: StoreOptions) throws(FloeError) -> Store {
+        var attempts = 0
+        while true {
+            let (result, releasedHere) = registry.withLock { registry -> (Result<Store, FloeError>, Bool) in
+                if let existing = registry[canonical]?.store, !existing.isClosed { return (.success(existing), false) }
+                let releasedHere = registry[canonical] != nil
+                let opened = Result { () throws(FloeError) -> Store in try openFile(path: canonical, options: options) }
+                if case .success(let store) = opened { registry[canonical] = WeakStore(store: store) }
+                return (opened, releasedHere)
+            }
+            if case .failure(.fileLocked) = result, releasedHere, attempts < 200 {
+                attempts += 1
+                usleep(1_000)
+                continue
+            }
+            return try result.get()
+        }
     }
 
     private static func openFile(path: String, options: StoreOptions) throws(FloeError) -> Store {
