@@ -9,9 +9,12 @@ import os
 import re
 import sys
 
-# Lowest first. Support and Errors are the floor every layer stands on.
-LAYERS = ["Support", "Errors", "Storage", "Engine", "Schema", "Model", "Mapping",
-          "Collections", "Query", "Realm", "Changes", "Projection"]
+# Floors, lowest first; the folders of one floor may name each other's types (see
+# Docs/Architecture.md for why Model and Schema share one). Errors and Locking are the floor every layer
+# stands on.
+FLOORS = [["Errors", "Locking"], ["Storage"], ["Engine"], ["Model", "Schema"], ["Collections"], ["Mapping"],
+          ["Query"], ["Realm"], ["Changes"], ["Projection"]]
+LAYERS = {folder: level for level, floor in enumerate(FLOORS) for folder in floor}
 
 DECLARATION = re.compile(
     r"^(?:@[\w()., ]+\s+)*(?:(?:public|internal|package|private|fileprivate|final|open|indirect)\s+)*"
@@ -66,12 +69,12 @@ def main():
                 owner.setdefault(match.group(1), folder)
     violations = 0
     for path, (folder, lines) in sorted(files.items()):
-        level = LAYERS.index(folder)
+        level = LAYERS[folder]
         own = local_names(lines)
         for number, line in enumerate(lines, 1):
             for name in sorted(set(IDENTIFIER.findall(line)) - own):
                 above = owner.get(name)
-                if above and LAYERS.index(above) > level:
+                if above and LAYERS[above] > level:
                     print(f"{path}:{number}: {folder}/ names {name}, declared in {above}/ above it")
                     violations += 1
     if violations:

@@ -80,3 +80,19 @@ extension LinkingObjects: _Persistable {
 
     public var _floeEncoded: _FloeValue { _FloeValue(.null) }
 }
+
+extension Persisted {
+    /// An inverse relationship: every object of the origin class whose `originProperty`
+    /// links to this one. Computed, never stored, read-only.
+    ///
+    /// ```swift
+    /// class Dog: Object {
+    ///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+    /// }
+    /// ```
+    @inlinable public init<Origin: ObjectBase>(originProperty: String) where Value == LinkingObjects<Origin> {
+        column = -1
+        value = nil
+        options = PropertyOptions(originProperty: originProperty)
+    }
+}

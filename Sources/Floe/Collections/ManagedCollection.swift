@@ -34,7 +34,7 @@ enum ManagedCollection {
                      "Index \(index) is out of range for '\(name(parent, column))' of the \(parent.className) object with key \(parent.key), which holds \(count) elements (\(operation)).")
     }
 
-    static func change(_ parent: ObjectBinding, _ column: Int, _ body: (CollectionEditor) throws(FloeError) -> Void) {
+    static func change(_ parent: ObjectBinding, _ column: Int, _ body: (any CollectionEditing) throws(FloeError) -> Void) {
         precondition(!parent.source.isFrozen, "Cannot modify '\(name(parent, column))' of a frozen \(parent.className) object.")
         parent.source.changeCollection(binding: parent, column: column, body)
     }

@@ -18,10 +18,6 @@ public protocol RealmCollection: RandomAccessCollection where Index == Int, Elem
 /// Floe collection has it, so such code compiles unchanged.
 public protocol _ObjcBridgeable {}
 
-extension Results: RealmCollection, _ObjcBridgeable {
-    public typealias ElementType = Element
-}
-
 extension List: RealmCollection, _ObjcBridgeable {
     public typealias ElementType = Element
 }

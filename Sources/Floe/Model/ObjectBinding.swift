@@ -4,12 +4,9 @@ final class ObjectBinding {
     let source: ObjectSource
     let tableBinding: TableBinding
     private(set) var key: Int64
-    /// Where the object was last found: valid while the reader's root and mutation count are
-    /// the ones recorded with it. Saves a tree walk on every property read.
-    private var cachedLeaf: ClusterNode?
-    private var cachedRow = 0
-    private var cachedGroup: GroupNode?
-    private var cachedMutationCount = 0
+    /// Where the object was last found, valid while the reader it was found in is unchanged:
+    /// saves a tree walk on every property read.
+    private var position: RowPosition?
 
     init(source: ObjectSource, tableBinding: TableBinding, key: Int64) {
         self.source = source
@@ -17,19 +14,16 @@ final class ObjectBinding {
         self.key = key
     }
 
-    /// Seeds the position cache (when the caller just found the object in `leaf`).
-    func cachePosition(leaf: ClusterNode, row: Int, reader: any VersionReading) {
-        cachedLeaf = leaf
-        cachedRow = row
-        cachedGroup = reader.group
-        cachedMutationCount = reader.mutationCount
+    /// Seeds the position cache (when the caller just found the object).
+    func cachePosition(_ position: RowPosition) {
+        self.position = position
     }
 
     /// Makes this binding (and so its object, which nothing else holds) stand for another
     /// object of the same table. Only results iteration does this.
-    func repoint(to key: Int64, leaf: ClusterNode, row: Int, reader: any VersionReading) {
-        self.key = key
-        cachePosition(leaf: leaf, row: row, reader: reader)
+    func repoint(to position: RowPosition) {
+        key = position.key
+        self.position = position
     }
 
     var className: String { tableBinding.schema.className }
@@ -50,14 +44,14 @@ final class ObjectBinding {
         }
         do throws(FloeError) {
             let reader = try source.currentReader()
-            if let leaf = cachedLeaf, cachedGroup === reader.group, cachedMutationCount == reader.mutationCount {
-                return _FloeValue(try leaf.column(column).value(at: cachedRow), parent: self, column: column)
+            if let position, position.isValid(for: reader) {
+                return _FloeValue(try position.value(ofColumn: column), parent: self, column: column)
             }
-            guard let (leaf, row) = try reader.locate(key, in: tableBinding.table) else {
+            guard let found = try reader.position(of: key, in: tableBinding.table) else {
                 throw FloeError.noSuchObject(table: tableBinding.table.name, key: key)
             }
-            cachePosition(leaf: leaf, row: row, reader: reader)
-            return _FloeValue(try leaf.column(column).value(at: row), parent: self, column: column)
+            position = found
+            return _FloeValue(try found.value(ofColumn: column), parent: self, column: column)
         } catch .noSuchObject {
             if source.hasRecordedDamage { return _FloeValue(placeholder(forColumn: column), parent: self, column: column) }
             preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))': the \(className) object with key \(key) has been deleted or invalidated. Check isInvalidated first.")

@@ -1,5 +1,13 @@
 /// Where a managed object's values live: a live realm's current version, or a frozen version.
 protocol ObjectSource: AnyObject {
+    /// The version a frozen view of this source's objects reads: the newest commit of a live
+    /// realm, or a frozen source's own version.
+    func frozenSnapshot() throws(FloeError) -> Snapshot
+    /// The store this source reads, so that objects of two realms on one file compare equal
+    /// (nil for frozen sources, whose objects are the same only through the same source).
+    var storeIdentity: ObjectIdentifier? { get }
+    /// What owns the source (a live realm), if anything.
+    var owner: AnyObject? { get }
     /// The version reads see now.
     func currentReader() throws(FloeError) -> any VersionReading
     var isFrozen: Bool { get }
@@ -13,7 +21,7 @@ protocol ObjectSource: AnyObject {
     func modelType(named className: String) -> ObjectBase.Type?
     /// Changes one collection of one object inside the open write transaction; like property
     /// setters, errors are recorded and make the enclosing write throw.
-    func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void)
+    func changeCollection(binding: ObjectBinding, column: Int, _ change: (any CollectionEditing) throws(FloeError) -> Void)
     /// A read that cannot throw met damage: the enclosing read or write must throw `error`.
     func recordReadFailure(_ error: FloeError)
     /// A read that cannot throw met a stored value its Swift type cannot hold (a failable type

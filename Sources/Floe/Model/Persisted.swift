@@ -65,20 +65,6 @@ public struct Persisted<Value: _Persistable> {
         options = PropertyOptions(isIndexed: indexed)
     }
 
-    /// An inverse relationship: every object of the origin class whose `originProperty`
-    /// links to this one. Computed, never stored, read-only.
-    ///
-    /// ```swift
-    /// class Dog: Object {
-    ///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
-    /// }
-    /// ```
-    @inlinable public init<Origin: ObjectBase>(originProperty: String) where Value == LinkingObjects<Origin> {
-        column = -1
-        value = nil
-        options = PropertyOptions(originProperty: originProperty)
-    }
-
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object, EmbeddedObject and AsymmetricObject subclasses")
     public var wrappedValue: Value {
         get { fatalError("@Persisted outside a model class") }

@@ -129,5 +129,13 @@ extension Realm {
     }
 }
 
-/// Called to migrate a realm whose stored schema version is lower than the configuration's.
-public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
+extension Realm.UpdatePolicy {
+    /// The mapper's form of this policy.
+    var existingObjectPolicy: ExistingObjectPolicy {
+        switch self {
+        case .error: .error
+        case .modified: .modified
+        case .all: .all
+        }
+    }
+}

@@ -28,16 +28,11 @@ public struct FrozenRealm: Sendable {
         guard let pk = schema.primaryKeyIndex else {
             throw FloeError.invalidOperation(className: schema.className, detail: "has no primary key")
         }
-        guard let binding = try Self.binding(for: type, in: snapshot),
+        guard let binding = try FrozenSource.binding(for: type, in: snapshot),
               let found = try snapshot.findObjects(in: binding.table, column: binding.columnOfProperty[pk],
                                                    equalTo: key._floeEncoded.value, limit: 1).first
         else { return nil }
         return Frozen(snapshot: snapshot, binding: binding, key: found)
     }
 
-    static func binding(for type: ObjectBase.Type, in snapshot: Snapshot) throws(FloeError) -> TableBinding? {
-        let schema = try SchemaDiscovery.schema(for: type)
-        guard let table = try snapshot.tableIfPresent(named: schema.className) else { return nil }
-        return try SchemaComparison.bind(schema, to: snapshot.spec(of: table), table: table, path: "frozen realm")
-    }
 }

@@ -1,18 +1,6 @@
 import Foundation
 
 extension Realm {
-    /// Whether the realm holds no objects at all.
-    ///
-    /// ```swift
-    /// if realm.isEmpty { try seedSampleData(in: realm) }
-    /// ```
-    public var isEmpty: Bool {
-        guard let snapshot = try? core.currentReader(), let names = try? snapshot.tableNames() else { return true }
-        return names.allSatisfy { name in
-            (try? snapshot.table(named: name)).map { (try? snapshot.objectCount(in: $0)) == 0 } ?? true
-        }
-    }
-
     /// Writes a compacted copy of the realm's newest committed version to a new file, which can
     /// be opened on its own (a backup, or a file to ship). The realm goes on as it is.
     ///

@@ -29,11 +29,7 @@ extension Realm {
         try core.read {
             guard let binding = try core.tableBinding(for: T.self) else { return nil }
             let snapshot = try core.latestSnapshot()
-            var keys: [Int64] = []
-            for leaf in try snapshot.leaves(of: binding.table) where (leaf.keys.last ?? .min) > key {
-                keys.append(contentsOf: leaf.keys.lazy.filter { $0 > key }.prefix(limit - keys.count))
-                if keys.count == limit { break }
-            }
+            let keys = try snapshot.objectKeys(in: binding.table, after: key, limit: limit)
             guard !keys.isEmpty else { return nil }
             return OutboxBatch(objects: keys.map { Frozen(snapshot: snapshot, binding: binding, key: $0) }, keys: keys, realm: self)
         }

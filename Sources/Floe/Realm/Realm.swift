@@ -19,7 +19,9 @@ import Foundation
 /// let names = try await realm.read { realm in realm.objects(Dog.self).map(\.name) }
 /// ```
 public actor Realm {
-    let core: RealmCore
+    let core: ObjectContext
+    /// The shared implementation of the synchronous API (``RealmReading``, ``RealmWriting``).
+    var access: _RealmAccess { _RealmAccess(context: core, configuration: configuration) }
     /// The shared store of the file (Sendable; every realm of the file in the process has the same).
     nonisolated let store: Store
 
@@ -35,8 +37,8 @@ public actor Realm {
         }.value
         self.configuration = configuration
         self.store = store
-        core = try RealmCore(store: store, configuration: configuration)
-        core.realm = self
+        core = try ObjectContext(store: store, isReadOnly: configuration.readOnly, objectTypes: configuration.objectTypes)
+        core.owner = self
     }
 
     /// Opens the realm described by `configuration`.
@@ -77,54 +79,45 @@ public actor Realm {
     /// Discards the open write transaction.
     public func cancelWrite() { core.cancelWrite() }
 
-    /// Adds an unmanaged object (and, through its properties, the objects it reaches).
-    ///
-    /// With a primary key, `update` says what happens when an object with the same key exists.
-    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
-        try core.add(object, update: update)
-    }
+    // The members below are ``RealmWriting``'s and ``RealmReading``'s, forwarded: an actor's
+    // synchronous API cannot satisfy a protocol. Their documentation is there.
 
-    /// Adds every object of a sequence.
+    /// Adds an unmanaged object; see ``RealmWriting/add(_:update:)``.
+    public func add(_ object: Object, update: UpdatePolicy = .error) throws { try access.add(object, update: update) }
+
+    /// Adds every object of a sequence (see ``RealmWriting``).
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
-        for object in objects { try core.add(object, update: update) }
+        try access.add(objects, update: update)
     }
 
-    /// Creates an object from a dictionary, an array in property order, or another object.
-    ///
-    /// Properties the value leaves out take their defaults; keys that name no property are
-    /// ignored, as in Realm (so JSON with extra fields can be passed as it is). With a primary
-    /// key and `update` other than `.error`, an existing object with that key is updated
-    /// instead, and so are nested objects with existing primary keys.
+    /// Creates an object from a dictionary, an array in property order, or another object;
+    /// see ``RealmWriting/create(_:value:update:)``.
     ///
     /// ```swift
     /// let dog = try realm.create(Dog.self, value: ["name": "Pluto", "age": 3])
     /// ```
-    ///
-    /// - Throws: ``FloeError`` naming the class, property and value for a value that does not
-    ///   fit, a duplicate primary key (``FloeError/primaryKeyNotGiven(className:property:defaultValue:)``
-    ///   when the key was left out), or a cyclic value.
     @discardableResult
     public func create<T: ObjectBase>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
-        try core.create(type, value: value, update: update)
+        try access.create(type, value: value, update: update)
     }
 
-    /// Deletes a managed object.
-    public func delete(_ object: ObjectBase) throws { try core.delete(object) }
+    /// Deletes a managed object; see ``RealmWriting/delete(_:)``.
+    public func delete(_ object: ObjectBase) throws { try access.delete(object) }
 
-    /// Deletes every object of a sequence.
-    public func delete<S: Sequence>(_ objects: S) throws where S.Element: ObjectBase {
-        for object in Array(objects) { try core.delete(object) }
-    }
+    /// Deletes every object of a sequence (see ``RealmWriting``).
+    public func delete<S: Sequence>(_ objects: S) throws where S.Element: ObjectBase { try access.delete(objects) }
 
     /// Deletes every object in the realm.
-    public func deleteAll() throws { try core.deleteAll() }
+    public func deleteAll() throws { try access.deleteAll() }
 
     // MARK: Reading inside the actor
 
     /// Every object of a class, live: it always shows the realm's current version.
-    public func objects<T: Object>(_ type: T.Type) -> Results<T> {
-        Results(core: core)
-    }
+    ///
+    /// ```swift
+    /// let dogs = realm.objects(Dog.self)
+    /// ```
+    public func objects<T: Object>(_ type: T.Type) -> Results<T> { access.objects(type) }
 
     /// The object of `type` whose primary key is `key`, or nil.
     ///
@@ -132,23 +125,29 @@ public actor Realm {
     /// let dog = realm.object(ofType: Dog.self, forPrimaryKey: id)
     /// ```
     public func object<T: Object, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
-        core.object(ofType: type, forPrimaryKey: key)
+        access.object(ofType: type, forPrimaryKey: key)
     }
 
     /// A frozen, `Sendable` snapshot of the whole realm at its current version.
-    public func freeze() throws -> FrozenRealm {
-        FrozenRealm(snapshot: try core.latestSnapshot(), configuration: configuration)
-    }
+    public func freeze() throws -> FrozenRealm { try access.freeze() }
 
     /// The live counterpart of a frozen object, or nil if it was deleted since.
-    public func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? {
-        core.thaw(frozen)
-    }
+    public func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? { access.thaw(frozen) }
 
-    /// The live counterpart of frozen results.
-    public func thaw<T: Object>(_ frozen: FrozenResults<T>) -> Results<T> {
-        Results(core: core)
-    }
+    /// The live counterpart of frozen results, with the same filter and order.
+    public func thaw<T: Object>(_ frozen: FrozenResults<T>) -> Results<T> { access.thaw(frozen) }
+
+    /// The live counterpart of a frozen list, or nil if its object was deleted since.
+    public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? { access.thaw(frozen) }
+
+    /// The live counterpart of a frozen set, or nil if its object was deleted since.
+    public func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? { access.thaw(frozen) }
+
+    /// The live counterpart of a frozen map, or nil if its object was deleted since.
+    public func thaw<Key, Value>(_ frozen: FrozenMap<Key, Value>) -> Map<Key, Value>? { access.thaw(frozen) }
+
+    /// Whether the realm holds no objects at all.
+    public var isEmpty: Bool { access.isEmpty }
 
     /// Versions currently alive in this realm's file: the newest, plus those frozen snapshots hold.
     public var numberOfActiveVersions: Int { core.store.activeVersionCount }

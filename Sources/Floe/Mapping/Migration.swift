@@ -74,3 +74,6 @@ public final class MigrationObject {
         }
     }
 }
+
+/// Called to migrate a realm whose stored schema version is lower than the configuration's.
+public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void

@@ -78,7 +78,7 @@ extension ManagedCollection {
             throw FloeError.invalidOperation(className: kind, detail: "an unmanaged collection cannot be frozen; add its object to a realm first")
         }
         if let frozen = parent.source as? FrozenSource { return (frozen.snapshot, parent) }
-        guard let core = parent.source as? RealmCore else {
+        guard let core = parent.source as? ObjectContext else {
             throw FloeError.invalidOperation(className: kind, detail: "this collection cannot be frozen")
         }
         return (try core.latestSnapshot(), parent)
@@ -126,7 +126,7 @@ extension Frozen {
     }
 }
 
-extension RealmCore {
+extension ObjectContext {
     /// The live counterpart of a frozen list or set, or nil if its object was deleted since.
     func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? {
         guard let property = frozen.binding.propertyOfColumn[frozen.column],
@@ -137,7 +137,7 @@ extension RealmCore {
     }
 }
 
-extension RealmCore {
+extension ObjectContext {
     func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? {
         let list = frozen.elements
         guard let reader = try? currentReader(), (try? reader.contains(list.key, in: list.binding.table)) == true else { return nil }
@@ -148,15 +148,4 @@ extension RealmCore {
         guard let reader = try? currentReader(), (try? reader.contains(frozen.key, in: frozen.binding.table)) == true else { return nil }
         return Map(parent: ObjectBinding(source: self, tableBinding: frozen.binding, key: frozen.key), column: frozen.column)
     }
-}
-
-extension Realm {
-    /// The live counterpart of a frozen list, or nil if its object was deleted since.
-    public func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? { core.thaw(frozen) }
-
-    /// The live counterpart of a frozen set, or nil if its object was deleted since.
-    public func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? { core.thaw(frozen) }
-
-    /// The live counterpart of a frozen map, or nil if its object was deleted since.
-    public func thaw<Key, Value>(_ frozen: FrozenMap<Key, Value>) -> Map<Key, Value>? { core.thaw(frozen) }
 }

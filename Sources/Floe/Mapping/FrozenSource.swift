@@ -8,12 +8,25 @@ final class FrozenSource: ObjectSource {
 
     var isFrozen: Bool { true }
 
+    func frozenSnapshot() throws(FloeError) -> Snapshot { snapshot }
+
+    var storeIdentity: ObjectIdentifier? { nil }
+
+    var owner: AnyObject? { nil }
+
+    /// The binding of `type` to its table in `snapshot`, or nil when the table does not exist.
+    static func binding(for type: ObjectBase.Type, in snapshot: Snapshot) throws(FloeError) -> TableBinding? {
+        let schema = try SchemaDiscovery.schema(for: type)
+        guard let table = try snapshot.tableIfPresent(named: schema.className) else { return nil }
+        return try SchemaComparison.bind(schema, to: snapshot.spec(of: table), table: table, path: "frozen realm")
+    }
+
     func currentReader() throws(FloeError) -> any VersionReading { snapshot }
 
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
         let found: TableBinding?
         do throws(FloeError) {
-            if let binding = try FrozenRealm.binding(for: type, in: snapshot), try snapshot.contains(key, in: binding.table) {
+            if let binding = try FrozenSource.binding(for: type, in: snapshot), try snapshot.contains(key, in: binding.table) {
                 found = binding
             } else {
                 found = nil
@@ -38,11 +51,16 @@ final class FrozenSource: ObjectSource {
     /// No enclosing read to throw from: kept with the damage, for `checkIntegrity()`.
     func recordInvalidValue(_ error: FloeError) { snapshot.damage.record(error) }
 
-    func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void) {
+    func changeCollection(binding: ObjectBinding, column: Int, _ change: (any CollectionEditing) throws(FloeError) -> Void) {
         preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
     }
 
     func write(_ value: _FloeValue, binding: ObjectBinding, column: Int) {
         preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of a frozen \(binding.className) object.")
     }
+}
+
+/// A frozen object whose values `create(_:value:)` can copy.
+protocol FrozenObjectSource: Sendable {
+    func makeObject() -> ObjectBase
 }

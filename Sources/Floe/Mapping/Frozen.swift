@@ -55,12 +55,7 @@ public struct Frozen<Model: ObjectBase>: Sendable, FrozenObjectSource {
     }
 }
 
-/// A frozen object whose values `create(_:value:)` can copy.
-protocol FrozenObjectSource: Sendable {
-    func makeObject() -> ObjectBase
-}
-
-extension RealmCore {
+extension ObjectContext {
     func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? {
         guard let binding = try? tableBinding(for: T.self),
               let reader = try? currentReader(),

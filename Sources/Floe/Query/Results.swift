@@ -9,14 +9,14 @@
 /// for dog in dogs where dog.age > 2 { print(dog.name) }
 /// ```
 public struct Results<Element: Object>: RandomAccessCollection {
-    let core: RealmCore
+    let core: ObjectContext
     /// The predicate and order (nil: every object, in key order).
     let query: ResultsQuery?
     /// The matching keys of the version last evaluated: valid while the reader's root and
     /// mutation count are those recorded.
     private let cache = KeyCache()
 
-    init(core: RealmCore, query: ResultsQuery? = nil) {
+    init(core: ObjectContext, query: ResultsQuery? = nil) {
         self.core = core
         self.query = query
     }
@@ -50,27 +50,24 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     /// Iterates over the objects as they were when iteration began.
     public func makeIterator() -> Iterator {
-        guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, reader: nil, leaves: []) }
+        guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, rows: nil) }
         if query != nil {
-            var iterator = Iterator(core: core, binding: binding, reader: nil, leaves: [])
+            var iterator = Iterator(core: core, binding: binding, rows: nil)
             iterator.keys = queriedKeys(binding)
             return iterator
         }
         guard let reader = check(placeholder: nil, { () throws(FloeError) in try core.currentReader() }) else {
-            return Iterator(core: core, binding: nil, reader: nil, leaves: [])
+            return Iterator(core: core, binding: nil, rows: nil)
         }
-        let leaves = check(placeholder: []) { () throws(FloeError) in try reader.leaves(of: binding.table) }
-        return Iterator(core: core, binding: binding, reader: reader, leaves: leaves)
+        let rows = check(placeholder: RowCursor.empty(reader)) { () throws(FloeError) in try reader.rows(of: binding.table) }
+        return Iterator(core: core, binding: binding, rows: rows)
     }
 
     /// Walks the objects leaf by leaf, re-pointing the previous object when nothing else holds it.
     public struct Iterator: IteratorProtocol {
-        let core: RealmCore
+        let core: ObjectContext
         let binding: TableBinding?
-        let reader: (any VersionReading)?
-        let leaves: [ClusterNode]
-        var leafIndex = 0
-        var row = 0
+        var rows: RowCursor?
         /// The object handed out last. When nothing else holds it any more (the loop body let
         /// it go), the next step re-points it at the next object instead of allocating one.
         var previous: Element?
@@ -78,11 +75,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
         var keys: [Int64]?
         var keyIndex = 0
 
-        init(core: RealmCore, binding: TableBinding?, reader: (any VersionReading)?, leaves: [ClusterNode]) {
+        init(core: ObjectContext, binding: TableBinding?, rows: RowCursor?) {
             self.core = core
             self.binding = binding
-            self.reader = reader
-            self.leaves = leaves
+            self.rows = rows
         }
 
         public mutating func next() -> Element? {
@@ -91,24 +87,18 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 defer { keyIndex += 1 }
                 return core.materialize(Element.self, key: keys[keyIndex], binding: binding)
             }
-            guard let binding, let reader else { return nil }
-            while leafIndex < leaves.count && row >= leaves[leafIndex].keys.count {
-                leafIndex += 1
-                row = 0
-            }
-            guard leafIndex < leaves.count else {
+            guard let binding, rows != nil else { return nil }
+            guard let position = rows!.next() else {
                 previous = nil
                 return nil
             }
-            let leaf = leaves[leafIndex]
-            defer { row += 1 }
             // Only its object holds a binding, so an unshared object means an unshared binding.
             if previous != nil, isKnownUniquelyReferenced(&previous!), let objectBinding = previous!._floeBinding {
-                objectBinding.repoint(to: leaf.keys[row], leaf: leaf, row: row, reader: reader)
+                objectBinding.repoint(to: position)
                 return previous
             }
-            let object = core.materialize(Element.self, key: leaf.keys[row], binding: binding)
-            object._floeBinding!.cachePosition(leaf: leaf, row: row, reader: reader)
+            let object = core.materialize(Element.self, key: position.key, binding: binding)
+            object._floeBinding!.cachePosition(position)
             previous = object
             return object
         }
@@ -201,4 +191,8 @@ final class KeyCache {
         group = reader.group
         mutationCount = reader.mutationCount
     }
+}
+
+extension Results: RealmCollection, _ObjcBridgeable {
+    public typealias ElementType = Element
 }

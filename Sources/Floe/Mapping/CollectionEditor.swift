@@ -1,13 +1,13 @@
 /// What a managed list, set or map uses to change its elements inside a write: the engine
 /// operations on its column, with elements resolved (unmanaged objects added, embedded
 /// objects created) and replaced embedded objects deleted.
-struct CollectionEditor {
-    let core: RealmCore
+struct CollectionEditor: CollectionEditing {
+    let core: ObjectContext
     let transaction: WriteTransaction
     let binding: ObjectBinding
     let column: Int
     /// How nested values with a primary key that exists already are treated (as in `create`).
-    var update: Realm.UpdatePolicy = .error
+    var update: ExistingObjectPolicy = .error
 
     private var table: TableHandle { binding.tableBinding.table }
     private var key: Int64 { binding.key }

@@ -18,10 +18,10 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     init(snapshot: Snapshot, query: ResultsQuery? = nil) throws(FloeError) {
         self.snapshot = snapshot
         self.query = query
-        let binding = try FrozenRealm.binding(for: Element.self, in: snapshot)
+        let binding = try FrozenSource.binding(for: Element.self, in: snapshot)
         self.binding = binding
         if let query, let binding {
-            keys = try query.keys(in: binding, reader: snapshot) { (type) throws(FloeError) in try FrozenRealm.binding(for: type, in: snapshot) }
+            keys = try query.keys(in: binding, reader: snapshot) { (type) throws(FloeError) in try FrozenSource.binding(for: type, in: snapshot) }
         } else {
             keys = query == nil ? nil : []
         }
@@ -74,4 +74,11 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
 
     /// The version these results show.
     public var version: UInt64 { snapshot.version }
+}
+
+extension ObjectContext {
+    /// The live counterpart of frozen results: the same class, filter and order, now.
+    func thaw<T: Object>(_ frozen: FrozenResults<T>) -> Results<T> {
+        Results(core: self, query: frozen.query)
+    }
 }

@@ -3,11 +3,14 @@
 ///
 /// It is owned by its `Realm` actor and only ever used on that actor (or, for frozen
 /// reads, never: those go through ``FrozenSource``), so it needs no locks of its own.
-final class RealmCore: ObjectSource {
+final class ObjectContext: ObjectSource {
     let store: Store
-    let configuration: Realm.Configuration
-    /// The actor this core belongs to (for `object.realm`).
-    weak var realm: Realm?
+    /// Whether the realm only reads a file that another process may be writing.
+    let isReadOnly: Bool
+    /// The classes the realm was opened with (`Configuration.objectTypes`), if it named them.
+    let objectTypes: [ObjectBase.Type]?
+    /// What owns this context (the `Realm` actor), for `object.realm`.
+    weak var owner: AnyObject?
     private var snapshot: Snapshot
     private(set) var transaction: WriteTransaction?
     /// Errors raised by property setters inside the open write; the write throws the first.
@@ -23,13 +26,18 @@ final class RealmCore: ObjectSource {
     var objectsBeingCopied: [ObjectIdentifier] = []
     private var bindingsVersion: UInt64 = .max
 
-    init(store: Store, configuration: Realm.Configuration) throws(FloeError) {
+    init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
         self.store = store
-        self.configuration = configuration
+        self.isReadOnly = isReadOnly
+        self.objectTypes = objectTypes
         snapshot = try store.snapshot()
     }
 
     var isFrozen: Bool { false }
+
+    func frozenSnapshot() throws(FloeError) -> Snapshot { try latestSnapshot() }
+
+    var storeIdentity: ObjectIdentifier? { ObjectIdentifier(store) }
 
     var isInWriteTransaction: Bool { transaction != nil }
 
@@ -118,7 +126,7 @@ final class RealmCore: ObjectSource {
     func read<Result>(_ block: () throws -> Result) throws -> Result {
         deferredReadError = nil
         // Another process may be writing the file this read-only realm reads: start from its newest commit.
-        if configuration.readOnly { try store.refresh() }
+        if isReadOnly { try store.refresh() }
         let result = try block()
         if let error = takeDeferredReadError() { throw error }
         return result
@@ -159,7 +167,7 @@ final class RealmCore: ObjectSource {
         }
     }
 
-    func changeCollection(binding: ObjectBinding, column: Int, _ change: (CollectionEditor) throws(FloeError) -> Void) {
+    func changeCollection(binding: ObjectBinding, column: Int, _ change: (any CollectionEditing) throws(FloeError) -> Void) {
         guard let transaction else {
             preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of the \(binding.className) object with key \(binding.key) outside a write transaction.")
         }
@@ -184,24 +192,23 @@ final class RealmCore: ObjectSource {
     func modelType(named className: String) -> ObjectBase.Type? {
         // The classes this realm was opened with or has used come first: several classes of
         // one name may exist in a program, each used with its own realm.
-        if let type = configuration.objectTypes?.first(where: { $0.className() == className }) { return type }
+        if let type = objectTypes?.first(where: { $0.className() == className }) { return type }
         if let binding = bindings.values.first(where: { $0.schema.className == className }) { return binding.schema.type }
         return SchemaDiscovery.type(named: className)
     }
 
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
-        let located: (TableBinding, any VersionReading, (leaf: ClusterNode, row: Int))?
+        let located: (TableBinding, RowPosition)?
         do {
             guard let binding = try tableBinding(for: type) else { return nil }
-            let reader = try currentReader()
-            located = try reader.locate(key, in: binding.table).map { (binding, reader, $0) }
+            located = try currentReader().position(of: key, in: binding.table).map { (binding, $0) }
         } catch {
             return readFailed(error, reading: "a link to a \(type.className()) object", placeholder: type.init())
         }
-        guard let (binding, reader, found) = located else { return nil }
+        guard let (binding, position) = located else { return nil }
         // The object keeps where it was found: its first property read needs no second search.
         let object = materialize(type, key: key, binding: binding)
-        object._floeBinding!.cachePosition(leaf: found.leaf, row: found.row, reader: reader)
+        object._floeBinding!.cachePosition(position)
         return object
     }
 
@@ -266,8 +273,7 @@ final class RealmCore: ObjectSource {
     /// Whether `object` belongs to this realm's store.
     func owns(_ object: ObjectBase) -> Bool {
         guard let binding = object._floeBinding else { return false }
-        if binding.source === self { return true }
-        return (binding.source as? RealmCore)?.store === store
+        return binding.source === self || binding.source.storeIdentity == storeIdentity
     }
 }
 

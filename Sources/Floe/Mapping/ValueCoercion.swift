@@ -8,7 +8,7 @@ enum ValueCoercion {
     /// come back as the object to link (`object`) or the value to create it from (`nested`).
     /// `core` is the realm being written (nil for unmanaged objects): objects it does not
     /// manage are copied rather than linked.
-    static func propertyValues(for schema: ObjectSchemaInfo, from value: Any, core: RealmCore?) throws(FloeError) -> [_FloeValue?] {
+    static func propertyValues(for schema: ObjectSchemaInfo, from value: Any, core: ObjectContext?) throws(FloeError) -> [_FloeValue?] {
         var result = [_FloeValue?](repeating: nil, count: schema.properties.count)
         if Swift.type(of: value) is NSDictionary.Type, let dictionary = value as? NSDictionary {
             // Looked up key by key: bridging the whole dictionary to Swift would bridge its
@@ -70,7 +70,7 @@ enum ValueCoercion {
         return schema.accessors.map { $0.unmanagedValue(prototype) }
     }
 
-    private static func coerceProperty(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+    private static func coerceProperty(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         if property.type.collection != .single {
             return try coerceCollection(value, to: property, in: className, core: core)
         }
@@ -97,7 +97,7 @@ enum ValueCoercion {
 
     /// A list, set or map value: an array (or, for maps, a dictionary) of element values, or
     /// another collection.
-    private static func coerceCollection(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+    private static func coerceCollection(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         let element = property.element
         if isNull(value) { return _FloeValue(.null, elements: []) }
         if let persistable = value as? any _Persistable, Swift.type(of: persistable)._floeType.collection == property.type.collection {
@@ -134,7 +134,7 @@ enum ValueCoercion {
     }
 
     /// A mixed value: an `AnyRealmValue`, an object, or any scalar Swift (or JSON) value.
-    private static func coerceMixed(_ value: Any, to property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+    private static func coerceMixed(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         if isNull(value) { return _FloeValue(.null) }
         if let mixed = value as? AnyRealmValue { return mixed._floeEncoded }
         if let object = value as? Object { return AnyRealmValue.object(object)._floeEncoded }
@@ -165,14 +165,14 @@ enum ValueCoercion {
     }
 
     /// An element already in stored form (taken from another collection).
-    private static func coerceStored(_ stored: _FloeValue, to element: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+    private static func coerceStored(_ stored: _FloeValue, to element: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         if element.type.columnType == .link { return try linkValue(stored, for: element, in: className, core: core) }
         return _FloeValue(try coerce(stored.value, stored: true, to: element, in: className))
     }
 
     /// A link taken from another object: kept when the target belongs to the realm being
     /// written (or is unmanaged), copied when it belongs to another realm or a frozen version.
-    private static func linkValue(_ stored: _FloeValue, for property: PropertyInfo, in className: String, core: RealmCore?) throws(FloeError) -> _FloeValue {
+    private static func linkValue(_ stored: _FloeValue, for property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         guard let object = stored.object else { return _FloeValue(.null) }
         guard let binding = object._floeBinding else { return _FloeValue(.null, object: object) }
         // An embedded object has one owner: the copy gets a copy of it.

@@ -74,3 +74,18 @@ enum ObjectDescription {
 protocol DescribableCollection {
     func describe(indent: Int) -> String
 }
+
+extension ObjectBase: CustomStringConvertible {
+    /// Every persisted property with its value, like Realm's:
+    ///
+    /// ```
+    /// Dog {
+    ///     name = Rex;
+    ///     toys = List<String> <0x600003e0a0a0> (
+    ///         [0] ball
+    ///     );
+    ///     owner = Person(id: 1);
+    /// }
+    /// ```
+    public var description: String { ObjectDescription.describe(self, indent: 0) }
+}

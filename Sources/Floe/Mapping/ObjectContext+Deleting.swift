@@ -1,0 +1,100 @@
+import Foundation
+
+// Deleting objects: their embedded objects go with them, and links to them become nil.
+
+extension ObjectContext {
+    /// Deletes a managed object of this realm (and the embedded objects it owns); links to
+    /// it become nil.
+    func delete(_ object: ObjectBase) throws(FloeError) {
+        _ = try requireWrite()
+        guard let binding = object._floeBinding, owns(object) else {
+            throw .objectNotInRealm(className: type(of: object).className(), detail: object._floeBinding == nil
+                ? "is not managed; only managed objects can be deleted" : "belongs to another realm")
+        }
+        if binding.tableBinding.schema.kind == .embedded {
+            throw .invalidOperation(className: binding.className, detail: "embedded objects are deleted with their owner, or by removing them from it")
+        }
+        if binding.tableBinding.schema.kind == .asymmetric {
+            throw .invalidOperation(className: binding.className, detail: "asymmetric objects cannot be deleted; they leave through realm.outbox(_:) once acknowledged")
+        }
+        try deleteRow(binding.tableBinding, key: binding.key)
+    }
+
+    /// Deletes one row: first the embedded objects it owns, then the row, then every link to it.
+    func deleteRow(_ binding: TableBinding, key: Int64) throws(FloeError) {
+        let transaction = try requireWrite()
+        guard try transaction.contains(key, in: binding.table) else { return }
+        for (index, property) in binding.schema.properties.enumerated() {
+            guard let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
+                  let targetBinding = try tableBinding(for: target)
+            else { continue }
+            let column = binding.columnOfProperty[index]
+            let owned: [Value] = property.type.collection == .single
+                ? [try transaction.value(in: binding.table, key: key, column: column)]
+                : try transaction.collectionElements(in: binding.table, key: key, column: column)
+            for case .link(let ownedKey) in owned { try deleteRow(targetBinding, key: ownedKey) }
+        }
+        try transaction.deleteObject(from: binding.table, key: key)
+        try unlinkIncoming(table: binding.table.name, key: key)
+    }
+
+    /// Nils every to-one link to the object `key` of `table`.
+    private func unlinkIncoming(table target: String, key: Int64) throws(FloeError) {
+        let transaction = try requireWrite()
+        for name in try transaction.tableNames() {
+            let table = try transaction.table(named: name)
+            let spec = try transaction.spec(of: table)
+            for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .mixed && columnSpec.collection == .single {
+                var holding: [(Int64, Value)] = []
+                try transaction.forEachValue(in: table, column: column) { source, value in
+                    let cleared = value.clearingLinks(to: target, key: key)
+                    if cleared != value { holding.append((source, cleared)) }
+                    return true
+                }
+                for (source, cleared) in holding { try transaction.setValue(cleared, in: table, key: source, column: column) }
+            }
+            for (column, columnSpec) in spec.columns.enumerated() where columnSpec.type == .link && columnSpec.linkTarget == target {
+                // The column's backlinks name exactly the objects that link here.
+                let origins = try transaction.linkingObjects(in: table, column: column, to: key)
+                for source in Set(origins).sorted() {
+                    switch columnSpec.collection {
+                    case .single:
+                        try transaction.setValue(.null, in: table, key: source, column: column)
+                    case .map:
+                        // Maps keep the key with a null value, as Realm's do.
+                        for entry in try transaction.mapEntries(in: table, key: source, column: column) where entry.value == .link(key) {
+                            try transaction.mapSet(.null, forKey: entry.key, in: table, key: source, column: column)
+                        }
+                    case .list, .set:
+                        let elements = try transaction.collectionElements(in: table, key: source, column: column)
+                        for position in elements.indices.reversed() where elements[position] == .link(key) {
+                            try transaction.collectionRemove(at: position, in: table, key: source, column: column)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Deletes every object of every model table.
+    func deleteAll() throws(FloeError) {
+        let transaction = try requireWrite()
+        for name in try transaction.tableNames() {
+            try transaction.removeAllObjects(from: transaction.table(named: name))
+        }
+    }
+}
+
+extension Value {
+    /// This value with every link to the object `key` of `table` made null, nested
+    /// collections included.
+    func clearingLinks(to table: String, key: Int64) -> Value {
+        switch self {
+        case .typedLink(let target, let linked) where target == table && linked == key: return .null
+        case .list(let values): return .list(values.map { $0.clearingLinks(to: table, key: key) })
+        case .dictionary(let entries):
+            return .dictionary(entries.map { MapEntry(key: $0.key, value: $0.value.clearingLinks(to: table, key: key)) })
+        default: return self
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+// Storing objects: add, create and upsert, with the objects they reach.
+
+extension ObjectContext {
+    /// Adds an unmanaged object (no-op for one already in this realm), and the unmanaged
+    /// objects it links to.
+    func add(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) {
+        if object._floeBinding != nil {
+            if owns(object) { return }
+            throw .objectNotInRealm(className: type(of: object).className(), detail: "is managed by another realm; use create(_:value:) to copy it")
+        }
+        let schema = try SchemaDiscovery.schema(for: type(of: object))
+        switch schema.kind {
+        case .embedded:
+            throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be added directly; assign them to a parent's property")
+        case .asymmetric:
+            throw .invalidOperation(className: schema.className, detail: "asymmetric objects cannot be added; create them with create(_:value:)")
+        case .topLevel:
+            break
+        }
+        _ = try insert(object, update: update)
+    }
+
+    /// Stores an unmanaged object (top-level or embedded) and returns its key. The object is
+    /// attached before its links are followed, so a graph that links back to it finds it managed.
+    func insert(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) -> Int64 {
+        let type = Swift.type(of: object)
+        let schema = try SchemaDiscovery.schema(for: type)
+        if objectsBeingCopied.contains(ObjectIdentifier(object)) { throw .cyclicValue(className: schema.className) }
+        let binding = try ensureTable(for: type)
+        let values = schema.accessors.map { $0.unmanagedValue(object) }
+        let key = try store(values, binding: binding, update: update)
+        attach(object, key: key, binding: binding)
+        try storeLinks(values, binding: binding, key: key, update: update)
+        return key
+    }
+
+    /// Creates (or, with a primary key and an update policy, updates) an object from a value:
+    /// a dictionary, an array in property order, or another object; nested values create
+    /// the objects they describe.
+    func create<T: ObjectBase>(_ type: T.Type, value: Any, update: ExistingObjectPolicy) throws(FloeError) -> T {
+        let schema = try SchemaDiscovery.schema(for: type)
+        if schema.kind == .embedded {
+            throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be created on their own; create them as part of a parent")
+        }
+        let key = try createRow(type, value: value, update: update)
+        return materialize(type, key: key, binding: try ensureTable(for: type))
+    }
+
+    /// The row behind `create`, for top-level and (nested) embedded objects alike.
+    func createRow(_ type: ObjectBase.Type, value: Any, update: ExistingObjectPolicy) throws(FloeError) -> Int64 {
+        nestingDepth += 1
+        defer { nestingDepth -= 1 }
+        let schema = try SchemaDiscovery.schema(for: type)
+        guard nestingDepth <= Self.maximumNesting else {
+            throw .cyclicValue(className: schema.className)
+        }
+        // An object given as the value is copied, never managed itself: a link from the graph
+        // back to it could only be met by copying it again, without end.
+        let source = (value as? ObjectBase).map(ObjectIdentifier.init)
+        if let source {
+            guard !objectsBeingCopied.contains(source) else { throw .cyclicValue(className: schema.className) }
+            objectsBeingCopied.append(source)
+        }
+        defer { if source != nil { objectsBeingCopied.removeLast() } }
+        let binding = try ensureTable(for: type)
+        let given = try ValueCoercion.propertyValues(for: schema, from: value, core: self)
+        let defaults = ValueCoercion.defaults(for: schema)
+        let values = schema.properties.indices.map { given[$0] ?? defaults[$0] }
+        let key = try store(values, binding: binding, update: update, given: given)
+        try storeLinks(values, binding: binding, key: key, update: update, given: given)
+        return key
+    }
+
+    /// Objects nested deeper than this in one `create` are refused (that is how a cycle shows).
+    static let maximumNesting = 100
+
+    /// Phase one: the row, with links left for `storeLinks`.
+    private func store(_ values: [_FloeValue], binding: TableBinding, update: ExistingObjectPolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {
+        let isLink = binding.schema.properties.map {
+            ($0.type.columnType == .link || $0.type.columnType == .mixed) && $0.type.collection == .single || $0.type.collection != .single || $0.isComputed
+        }
+        let scalars = values.enumerated().map { index, value in isLink[index] ? .null : value.value }
+        let mask: [Value?] = values.indices.map { index in
+            if isLink[index] { return nil }
+            if let given { return given[index] == nil ? nil : scalars[index] }
+            return scalars[index]
+        }
+        return try upsert(values: scalars, binding: binding, update: update, given: mask)
+    }
+
+    /// Phase two: each link, adding or creating what it points at, and each collection.
+    private func storeLinks(_ values: [_FloeValue], binding: TableBinding, key: Int64, update: ExistingObjectPolicy, given: [_FloeValue?]? = nil) throws(FloeError) {
+        for (index, property) in binding.schema.properties.enumerated() where property.type.collection != .single && !property.isComputed {
+            guard let elements = values[index].elements, given == nil || given?[index] != nil else { continue }
+            let row = ObjectBinding(source: self, tableBinding: binding, key: key)
+            try replaceElements(of: row, column: binding.columnOfProperty[index], kind: property.type.collection,
+                                with: elements, keys: values[index].keys, update: update)
+        }
+        for (index, property) in binding.schema.properties.enumerated()
+        where (property.type.columnType == .link || property.type.columnType == .mixed) && property.type.collection == .single {
+            if let given, given[index] == nil, values[index].object == nil, values[index].nested == nil { continue }
+            let column = binding.columnOfProperty[index]
+            let stored = try resolve(values[index], for: binding, column: column, owner: key, update: update)
+            try replaceLink(in: binding, key: key, column: column, with: stored)
+        }
+    }
+
+    /// Inserts a row, or updates the row with the same primary key per `update`.
+    /// `given` marks which properties the caller supplied (nil: all).
+    private func upsert(values: [Value], binding: TableBinding, update: ExistingObjectPolicy, given: [Value?]?) throws(FloeError) -> Int64 {
+        let transaction = try requireWrite()
+        let schema = binding.schema
+        if let pk = schema.primaryKeyIndex, update != .error,
+           let existing = try transaction.findObjects(in: binding.table, column: binding.columnOfProperty[pk], equalTo: values[pk], limit: 1).first {
+            for (index, value) in values.enumerated() where index != pk {
+                if let given, given[index] == nil { continue }
+                let column = binding.columnOfProperty[index]
+                if update == .modified, try transaction.value(in: binding.table, key: existing, column: column) == value { continue }
+                do {
+                    try transaction.setValue(value, in: binding.table, key: existing, column: column)
+                } catch {
+                    throw error.naming(binding, column: column)
+                }
+            }
+            return existing
+        }
+        var row = [Value](repeating: .null, count: binding.storedColumnCount)
+        for (index, value) in values.enumerated() where binding.columnOfProperty[index] < binding.storedColumnCount {
+            row[binding.columnOfProperty[index]] = value
+        }
+        do {
+            return try transaction.insertObject(into: binding.table, values: row)
+        } catch let error {
+            if case .duplicatePrimaryKey(_, _, let value) = error, let pk = schema.primaryKeyIndex {
+                if let given, given[pk] == nil {
+                    throw .primaryKeyNotGiven(className: schema.className, property: schema.properties[pk].name, defaultValue: value)
+                }
+                throw .duplicatePrimaryKey(table: schema.className, column: schema.properties[pk].name, value: value)
+            }
+            if case .typeMismatch(_, let column, _, _) = error, let index = binding.propertyOfColumnNamed(column) {
+                throw error.naming(binding, column: binding.columnOfProperty[index])
+            }
+            throw error
+        }
+    }
+}

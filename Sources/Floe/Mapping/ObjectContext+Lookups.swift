@@ -1,0 +1,63 @@
+import Foundation
+
+// Finding stored objects by primary key.
+
+extension ObjectContext {
+    /// The public lookup: `object(ofType:forPrimaryKey:)` cannot throw (as in Realm), so a
+    /// class without a primary key, a schema mismatch or a damaged file answers nil and makes
+    /// the enclosing read or write throw.
+    func object<T: ObjectBase, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
+        do {
+            return try object(ofType: type, primaryKey: key._floeEncoded.value)
+        } catch {
+            deferReadError(error)
+            return nil
+        }
+    }
+
+    /// The object with `primaryKey`, or nil.
+    func object<T: ObjectBase>(ofType type: T.Type, primaryKey: Value) throws(FloeError) -> T? {
+        guard let binding = try tableBinding(for: type) else {
+            if try SchemaDiscovery.schema(for: type).primaryKeyIndex == nil {
+                throw .invalidOperation(className: type.className(), detail: "has no primary key")
+            }
+            return nil
+        }
+        guard let pk = binding.schema.primaryKeyIndex else {
+            throw .invalidOperation(className: binding.schema.className, detail: "has no primary key")
+        }
+        let reader = try currentReader()
+        let column = binding.columnOfProperty[pk]
+        if case .int(let key) = primaryKey, try reader.spec(of: binding.table).columns[column].isObjectKey {
+            // The primary key is the object key: one tree walk, whose position the object keeps.
+            guard let position = try reader.position(of: key, in: binding.table) else { return nil }
+            let object = materialize(type, key: key, binding: binding)
+            object._floeBinding!.cachePosition(position)
+            return object
+        }
+        guard let key = try reader.findObjects(in: binding.table, column: column, equalTo: primaryKey, limit: 1).first else {
+            return nil
+        }
+        return materialize(type, key: key, binding: binding)
+    }
+}
+
+extension TableBinding {
+    /// The property persisted under `column` (an engine column name), if any.
+    func propertyOfColumnNamed(_ column: String) -> Int? {
+        schema.properties.firstIndex { $0.persistedName == column }
+    }
+}
+
+extension Value {
+    /// The class of an unmanaged object marked inside nested collections, if any.
+    func unmanagedObjectInside() -> String? {
+        switch self {
+        case .typedLink(let table, _) where table.hasPrefix(AnyRealmValue.unmanagedMarker):
+            return String(table.dropFirst(AnyRealmValue.unmanagedMarker.count))
+        case .list(let values): return values.lazy.compactMap { $0.unmanagedObjectInside() }.first
+        case .dictionary(let entries): return entries.lazy.compactMap { $0.value.unmanagedObjectInside() }.first
+        default: return nil
+        }
+    }
+}
