@@ -106,3 +106,47 @@ extension AnyRealmValueTests {
         #expect(unmanaged?.description.contains("add it to the realm first") == true)
     }
 }
+
+extension AnyRealmValueTests {
+    /// An object not yet in any realm put inside a nested list or dictionary — by assignment,
+    /// by appending, inserting or replacing in a nested list, by setting a nested dictionary's
+    /// key, or in a new object being added — makes the write throw, naming the class; the
+    /// realm is left as if the write never happened.
+    @Test func unmanagedObjectsInsideNestedCollectionsAreRefusedEveryWay() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mixed-\(UUID())", objectTypes: [Mixed.Dog.self]))
+        try await realm.asyncWrite { realm in
+            try realm.create(Mixed.Dog.self, value: ["name": "Rex",
+                                                     "companion": AnyRealmValue.fromArray([.int(1), .fromDictionary(["a": .int(2)])])])
+        }
+        @Sendable func shape(_ realm: borrowing Realm.ReadTransaction) -> String {
+            let dogs = realm.objects(Mixed.Dog.self)
+            guard let list = dogs.first?.companion.listValue, list.count == 2, let inner = list[1].dictionaryValue else { return "changed" }
+            return "\(dogs.count) \(list[0].intValue ?? -1) \(inner.keys.sorted()) \(inner["a"]?.intValue ?? -1)"
+        }
+        let before = try await realm.read { realm in shape(realm) }
+        #expect(before == "1 1 [\"a\"] 2")
+        let attempts: [(String, @Sendable (borrowing Realm.Transaction) throws -> Void)] = [
+            ("assign", { realm in realm.objects(Mixed.Dog.self).first!.companion = .fromArray([.object(Mixed.Dog())]) }),
+            ("append", { realm in realm.objects(Mixed.Dog.self).first!.companion.listValue!.append(.object(Mixed.Dog())) }),
+            ("insert", { realm in realm.objects(Mixed.Dog.self).first!.companion.listValue!.insert(.object(Mixed.Dog()), at: 0) }),
+            ("replace", { realm in realm.objects(Mixed.Dog.self).first!.companion.listValue![0] = .object(Mixed.Dog()) }),
+            ("deep", { realm in
+                let inner = realm.objects(Mixed.Dog.self).first!.companion.listValue![1].dictionaryValue!
+                inner["b"] = .fromArray([.object(Mixed.Dog())])
+            }),
+            ("add", { realm in
+                let dog = Mixed.Dog()
+                dog.companion = .fromDictionary(["pal": .object(Mixed.Dog())])
+                try realm.add(dog)
+            }),
+        ]
+        for (name, attempt) in attempts {
+            let error = await #expect(throws: FloeError.self, "\(name)") {
+                try await realm.write { realm in try attempt(realm) }
+            }
+            #expect(error?.description.contains("Dog") == true, "\(name)")
+            #expect(error?.description.contains("add it to the realm first") == true, "\(name)")
+            #expect(try await realm.read { realm in shape(realm) } == before, "\(name)")
+        }
+    }
+}

@@ -93,14 +93,10 @@ extension AnyRealmValue: _Persistable {
         case .objectId: return .objectId(ObjectId._floeDecode(stored))
         case .uuid: return .uuid(UUID._floeDecode(stored))
         case .list(let values):
-            if let parent = stored.parent, stored.column >= 0 {
-                return .list(List(nestedIn: NestedLocation(parent: parent, column: stored.column, path: stored.path ?? [])))
-            }
+            if let location = stored.nestedLocation { return .list(List(nestedIn: location)) }
             return fromArray(values.map { _floeDecode(_FloeValue($0)) })
         case .dictionary(let entries):
-            if let parent = stored.parent, stored.column >= 0 {
-                return .dictionary(Map(nestedIn: NestedLocation(parent: parent, column: stored.column, path: stored.path ?? [])))
-            }
+            if let location = stored.nestedLocation { return .dictionary(Map(nestedIn: location)) }
             return fromDictionary(Dictionary(uniqueKeysWithValues: entries.map { ($0.key, _floeDecode(_FloeValue($0.value))) }))
         case .typedLink(let table, let key):
             guard let source = stored.parent?.source, let type = source.modelType(named: table),
@@ -126,29 +122,34 @@ extension AnyRealmValue: _Persistable {
         case .uuid(let value): return value._floeEncoded
         case .object(let object):
             if let binding = object._floeBinding, !binding.source.isFrozen {
-                return _FloeValue(.typedLink(table: binding.className, key: binding.key), object: object)
+                return .object(object, stored: .typedLink(table: binding.className, key: binding.key))
             }
-            return _FloeValue(.null, object: object)
+            return .object(object, stored: .null)
         case .list(let list):
             // Nested collections are stored whole; objects inside them must already be managed.
-            return _FloeValue(.list(list.map { $0.nestedEncoding }))
+            let elements = list.map(\.nestedEncoding)
+            return Self.nested(.list(elements.map(\.value)), holding: elements.lazy.compactMap(\.unmanagedClass).first)
         case .dictionary(let map):
-            return _FloeValue(.dictionary(map.map { Value.MapEntry(key: $0.key, value: $0.value.nestedEncoding) }))
+            let entries = map.map { (key: $0.key, encoding: $0.value.nestedEncoding) }
+            return Self.nested(.dictionary(entries.map { Value.MapEntry(key: $0.key, value: $0.encoding.value) }),
+                               holding: entries.lazy.compactMap(\.encoding.unmanagedClass).first)
         }
     }
 }
 
 extension AnyRealmValue {
-    /// The table name an unmanaged object inside a nested collection is marked with, so that
-    /// the write refuses it instead of storing nothing.
-    static let unmanagedMarker = "(unmanaged)"
+    private static func nested(_ value: Value, holding unmanagedClass: String?) -> _FloeValue {
+        unmanagedClass.map { .holdingUnmanagedObject(value, className: $0) } ?? _FloeValue(value)
+    }
 
-    /// The stored form inside a nested collection.
-    var nestedEncoding: Value {
+    /// The stored form inside a nested collection, and the class of an object not yet in any
+    /// realm found inside it (which the write refuses rather than storing nothing).
+    var nestedEncoding: (value: Value, unmanagedClass: String?) {
         if case .object(let object) = self, object._floeBinding == nil {
-            return .typedLink(table: Self.unmanagedMarker + type(of: object).className(), key: .min)
+            return (.null, type(of: object).className())
         }
-        return _floeEncoded.value
+        let encoded = _floeEncoded
+        return (encoded.value, encoded.unmanagedObjectInside)
     }
 }
 

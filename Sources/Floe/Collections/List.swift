@@ -42,9 +42,10 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         nested = location
     }
 
-    /// An element's stored form inside a nested collection (unmanaged objects marked, so the write refuses them).
-    static func nestedValue(_ element: Element) -> Value {
-        (element as? AnyRealmValue)?.nestedEncoding ?? element._floeEncoded.value
+    /// An element's stored form inside a nested collection, with the class of an object not
+    /// yet in any realm that it holds (so that the write refuses it).
+    static func nestedValue(_ element: Element) -> (value: Value, unmanagedClass: String?) {
+        (element as? AnyRealmValue)?.nestedEncoding ?? (element._floeEncoded.value, nil)
     }
 
     private var nestedValues: [Value] {
@@ -54,16 +55,17 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
 
     private func nestedElement(_ value: Value, at index: Int) -> Element {
         let location = nested!
-        return Element._floeDecode(_FloeValue(value, parent: location.parent, column: location.column, path: location.path + [.index(index)]))
+        return Element._floeDecode(.nested(value, at: location.appending(.index(index))))
     }
 
     /// Changes a nested list: checks the index, then rewrites the property.
-    private func modifyNested(index: Int, allowEnd: Bool, operation: String, _ change: @escaping (inout [Value]) -> Void) {
+    private func modifyNested(index: Int, allowEnd: Bool, operation: String, holding unmanagedClass: String? = nil,
+                              _ change: @escaping (inout [Value]) -> Void) {
         let location = nested!
         let count = nestedValues.count
         precondition(index >= 0 && (index < count || (allowEnd && index == count)),
                      "Index \(index) is out of range for the list nested in '\(location.name)', which holds \(count) elements (\(operation)).")
-        location.modify { value in
+        location.modify(holding: unmanagedClass) { value in
             guard case .list(var values) = value else { return }
             change(&values)
             value = .list(values)
@@ -102,8 +104,8 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     /// Appends an element (an unmanaged object is added to the realm).
     public func append(_ element: Element) {
         if nested != nil {
-            let value = Self.nestedValue(element)
-            return modifyNested(index: 0, allowEnd: true, operation: "append") { $0.append(value) }
+            let (value, unmanagedClass) = Self.nestedValue(element)
+            return modifyNested(index: 0, allowEnd: true, operation: "append", holding: unmanagedClass) { $0.append(value) }
         }
         guard let parent else { return unmanagedElements.append(element) }
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(element._floeEncoded) }
@@ -126,7 +128,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         let parent = parent!
         do {
             let values = try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
-            return values.map { Element._floeDecode(_FloeValue($0, parent: parent)) }.makeIterator()
+            return values.map { Element._floeDecode(.read($0, parent: parent, column: nil)) }.makeIterator()
         } catch {
             return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [Element]().makeIterator())
         }
@@ -140,8 +142,8 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     /// Inserts an element at `index` (0...count).
     public func insert(_ element: Element, at index: Int) {
         if nested != nil {
-            let value = Self.nestedValue(element)
-            return modifyNested(index: index, allowEnd: true, operation: "insert") { $0.insert(value, at: index) }
+            let (value, unmanagedClass) = Self.nestedValue(element)
+            return modifyNested(index: index, allowEnd: true, operation: "insert", holding: unmanagedClass) { $0.insert(value, at: index) }
         }
         guard let parent else { return unmanagedElements.insert(element, at: index) }
         ManagedCollection.checkIndex(parent, column, index, allowEnd: true, operation: "insert")
@@ -198,8 +200,8 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
     /// Replaces the element at `index`.
     public func replace(index: Int, object: Element) {
         if nested != nil {
-            let value = Self.nestedValue(object)
-            return modifyNested(index: index, allowEnd: false, operation: "replace") { $0[index] = value }
+            let (value, unmanagedClass) = Self.nestedValue(object)
+            return modifyNested(index: index, allowEnd: false, operation: "replace", holding: unmanagedClass) { $0[index] = value }
         }
         guard let parent else { unmanagedElements[index] = object; return }
         ManagedCollection.checkIndex(parent, column, index, allowEnd: false, operation: "replace")
@@ -231,7 +233,7 @@ extension List: _Persistable {
     }
 
     public var _floeEncoded: _FloeValue {
-        _FloeValue(.null, elements: map(\._floeEncoded))
+        .elements(map(\._floeEncoded))
     }
 }
 

@@ -48,12 +48,12 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
 
     private func nestedValue(_ stored: Floe.Value, key: String) -> Value {
         let location = nested!
-        return Value._floeDecode(_FloeValue(stored, parent: location.parent, column: location.column, path: location.path + [.key(key)]))
+        return Value._floeDecode(.nested(stored, at: location.appending(.key(key))))
     }
 
     /// Changes a nested dictionary and rewrites the property; keys are checked as for maps.
-    private func modifyNested(_ change: @escaping (inout [Floe.Value.MapEntry]) -> Void) {
-        nested!.modify { value in
+    private func modifyNested(holding unmanagedClass: String? = nil, _ change: @escaping (inout [Floe.Value.MapEntry]) -> Void) {
+        nested!.modify(holding: unmanagedClass) { value in
             guard case .dictionary(var entries) = value else { return }
             change(&entries)
             value = .dictionary(entries)
@@ -83,7 +83,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
                 guard let stored = try parent.source.currentReader().mapValue(forKey: key, in: parent.tableBinding.table, key: parent.key, column: column) else {
                     return nil
                 }
-                return Value._floeDecode(_FloeValue(stored, parent: parent))
+                return Value._floeDecode(.read(stored, parent: parent, column: nil))
             } catch {
                 return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: nil)
             }
@@ -97,8 +97,8 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     public func updateValue(_ value: Value, forKey key: Key) {
         let key = key as! String
         if nested != nil {
-            let stored = (value as? AnyRealmValue)?.nestedEncoding ?? value._floeEncoded.value
-            return modifyNested { entries in
+            let (stored, unmanagedClass) = (value as? AnyRealmValue)?.nestedEncoding ?? (value._floeEncoded.value, nil)
+            return modifyNested(holding: unmanagedClass) { entries in
                 if let position = entries.firstIndex(where: { $0.key == key }) {
                     entries[position].value = stored
                 } else {
@@ -164,7 +164,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
         }
         do {
             return try parent.source.currentReader().mapEntries(in: parent.tableBinding.table, key: parent.key, column: column)
-                .map { ($0.key as! Key, Value._floeDecode(_FloeValue($0.value, parent: parent))) }
+                .map { ($0.key as! Key, Value._floeDecode(.read($0.value, parent: parent, column: nil))) }
         } catch {
             return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [])
         }
@@ -190,7 +190,7 @@ extension Map: _Persistable {
 
     public var _floeEncoded: _FloeValue {
         let entries = entries()
-        return _FloeValue(.null, elements: entries.map { $0.value._floeEncoded }, keys: entries.map { $0.key as! String })
+        return .elements(entries.map { $0.value._floeEncoded }, keys: entries.map { $0.key as! String })
     }
 }
 

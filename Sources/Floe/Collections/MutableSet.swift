@@ -135,7 +135,7 @@ extension MutableSet: _Persistable {
     }
 
     public var _floeEncoded: _FloeValue {
-        _FloeValue(.null, elements: map(\._floeEncoded))
+        .elements(map(\._floeEncoded))
     }
 }
 

@@ -54,13 +54,3 @@ public struct Frozen<Model: ObjectBase>: Sendable, FrozenObjectSource {
         return object
     }
 }
-
-extension ObjectContext {
-    func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? {
-        guard let binding = try? tableBinding(for: T.self),
-              let reader = try? currentReader(),
-              (try? reader.contains(frozen.key, in: binding.table)) == true
-        else { return nil }
-        return materialize(T.self, key: frozen.key, binding: binding)
-    }
-}

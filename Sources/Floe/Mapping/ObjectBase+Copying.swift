@@ -17,13 +17,13 @@ extension RealmObject {
             guard var value = values[index] else { continue }
             if let target = property.type.objectType {
                 // Nested values become unmanaged related objects.
-                if let nested = value.nested { value = _FloeValue(.null, object: try target.init(value: nested)) }
+                if let nested = value.valueToCreate { value = .object(try target.init(value: nested), stored: .null) }
                 if let elements = value.elements {
                     var objects: [_FloeValue] = []
                     for element in elements {
-                        objects.append(try element.nested.map { _FloeValue(.null, object: try target.init(value: $0)) } ?? element)
+                        objects.append(try element.valueToCreate.map { .object(try target.init(value: $0), stored: .null) } ?? element)
                     }
-                    value.elements = objects
+                    value = .elements(objects, keys: value.keys)
                 }
             }
             property.accessor.setUnmanaged(self, value)

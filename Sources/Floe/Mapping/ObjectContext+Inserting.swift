@@ -100,7 +100,7 @@ extension ObjectContext {
         }
         for (index, property) in binding.schema.properties.enumerated()
         where (property.type.columnType == .link || property.type.columnType == .mixed) && property.type.collection == .single {
-            if let given, given[index] == nil, values[index].object == nil, values[index].nested == nil { continue }
+            if let given, given[index] == nil, values[index].object == nil, values[index].valueToCreate == nil { continue }
             let column = binding.columnOfProperty[index]
             let stored = try resolve(values[index], for: binding, column: column, owner: key, update: update)
             try replaceLink(in: binding, key: key, column: column, with: stored)

@@ -48,16 +48,3 @@ extension TableBinding {
         schema.properties.firstIndex { $0.persistedName == column }
     }
 }
-
-extension Value {
-    /// The class of an unmanaged object marked inside nested collections, if any.
-    func unmanagedObjectInside() -> String? {
-        switch self {
-        case .typedLink(let table, _) where table.hasPrefix(AnyRealmValue.unmanagedMarker):
-            return String(table.dropFirst(AnyRealmValue.unmanagedMarker.count))
-        case .list(let values): return values.lazy.compactMap { $0.unmanagedObjectInside() }.first
-        case .dictionary(let entries): return entries.lazy.compactMap { $0.value.unmanagedObjectInside() }.first
-        default: return nil
-        }
-    }
-}

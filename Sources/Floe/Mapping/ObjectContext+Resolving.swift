@@ -6,10 +6,10 @@ extension ObjectContext {
     /// The stored form of a value bound for `column`: a link to a managed object, or to one
     /// added or created for it.
     func resolve(_ value: _FloeValue, for binding: TableBinding, column: Int, owner: Int64, update: ExistingObjectPolicy = .error) throws(FloeError) -> Value {
-        if let className = value.value.unmanagedObjectInside() {
+        if let className = value.unmanagedObjectInside {
             throw .objectNotInRealm(className: className, detail: "inside a nested AnyRealmValue collection of '\(binding.schema.className).\(binding.propertyName(ofColumn: column))' is not managed; add it to the realm first")
         }
-        guard value.object != nil || value.nested != nil else { return value.value }
+        guard value.object != nil || value.valueToCreate != nil else { return value.value }
         guard let propertyIndex = binding.propertyOfColumn[column] else { return value.value }
         if binding.schema.properties[propertyIndex].type.columnType == .mixed, let object = value.object {
             // A mixed value holding an object: link to it, adding it first if unmanaged.
@@ -29,7 +29,7 @@ extension ObjectContext {
         guard let target = binding.schema.properties[propertyIndex].type.objectType else { return value.value }
         let property = binding.schema.properties[propertyIndex]
         let targetSchema = try SchemaDiscovery.schema(for: target)
-        if let nested = value.nested {
+        if let nested = value.valueToCreate {
             return .link(try createRow(target, value: nested, update: update))
         }
         let object = value.object!

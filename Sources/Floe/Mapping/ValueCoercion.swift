@@ -38,9 +38,9 @@ enum ValueCoercion {
                     for element in stored.elements ?? [] {
                         elements.append(try coerceStored(element, to: property.element, in: schema.className, core: core))
                     }
-                    result[index] = _FloeValue(.null, elements: elements, keys: stored.keys)
+                    result[index] = .elements(elements, keys: stored.keys)
                 } else if property.type.columnType == .mixed {
-                    result[index] = stored.object == nil ? _FloeValue(stored.value) : try linkValue(stored, for: property, in: schema.className, core: core)
+                    result[index] = stored.object == nil ? stored.detached : try linkValue(stored, for: property, in: schema.className, core: core)
                 } else if property.type.columnType == .link && property.type.collection == .single {
                     result[index] = try linkValue(stored, for: property, in: schema.className, core: core)
                 } else {
@@ -90,7 +90,7 @@ enum ValueCoercion {
         }
         if Swift.type(of: value) is NSDictionary.Type || Swift.type(of: value) is NSArray.Type
             || value is FrozenObjectSource || value is [String: Any] || value is [Any] {
-            return _FloeValue(.null, nested: value)
+            return .toCreate(value)
         }
         throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName + "?", value: describe(value))
     }
@@ -99,12 +99,12 @@ enum ValueCoercion {
     /// another collection.
     private static func coerceCollection(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         let element = property.element
-        if isNull(value) { return _FloeValue(.null, elements: []) }
+        if isNull(value) { return .elements([]) }
         if let persistable = value as? any _Persistable, Swift.type(of: persistable)._floeType.collection == property.type.collection {
             let encoded = persistable._floeEncoded
             var elements: [_FloeValue] = []
             for stored in encoded.elements ?? [] { elements.append(try coerceStored(stored, to: element, in: className, core: core)) }
-            return _FloeValue(.null, elements: elements, keys: encoded.keys)
+            return .elements(elements, keys: encoded.keys)
         }
         if property.type.collection == .map {
             var pairs: [(String, Any)] = []
@@ -118,7 +118,7 @@ enum ValueCoercion {
             pairs.sort { $0.0 < $1.0 }
             var elements: [_FloeValue] = []
             for (_, entry) in pairs { elements.append(try coerceProperty(entry, to: element, in: className, core: core)) }
-            return _FloeValue(.null, elements: elements, keys: pairs.map(\.0))
+            return .elements(elements, keys: pairs.map(\.0))
         }
         let array: [Any]
         if Swift.type(of: value) is NSArray.Type, let nsArray = value as? NSArray {
@@ -130,7 +130,7 @@ enum ValueCoercion {
         }
         var elements: [_FloeValue] = []
         for entry in array { elements.append(try coerceProperty(entry, to: element, in: className, core: core)) }
-        return _FloeValue(.null, elements: elements)
+        return .elements(elements)
     }
 
     /// A mixed value: an `AnyRealmValue`, an object, or any scalar Swift (or JSON) value.
@@ -174,14 +174,14 @@ enum ValueCoercion {
     /// written (or is unmanaged), copied when it belongs to another realm or a frozen version.
     private static func linkValue(_ stored: _FloeValue, for property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         guard let object = stored.object else { return _FloeValue(.null) }
-        guard let binding = object._floeBinding else { return _FloeValue(.null, object: object) }
+        guard let binding = object._floeBinding else { return .object(object, stored: .null) }
         // An embedded object has one owner: the copy gets a copy of it.
         if binding.tableBinding.schema.kind != .embedded {
-            if let core, core.owns(object) { return _FloeValue(.link(binding.key), object: object) }
+            if let core, core.owns(object) { return .object(object, stored: .link(binding.key)) }
             // An unmanaged copy (`Dog(value: managedDog)`) links to the same live objects, as in Realm.
-            if core == nil && !binding.source.isFrozen { return _FloeValue(.null, object: object) }
+            if core == nil && !binding.source.isFrozen { return .object(object, stored: .null) }
         }
-        return _FloeValue(.null, nested: object)
+        return .toCreate(object)
     }
 
     static func coerce(_ value: Any, to property: PropertyInfo, in className: String) throws(FloeError) -> Value {

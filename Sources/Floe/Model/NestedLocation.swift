@@ -30,11 +30,12 @@ struct NestedLocation {
         return value
     }
 
-    /// Changes the nested value in place and writes the property back.
-    func modify(_ change: (inout Value) -> Void) {
+    /// Changes the nested value in place and writes the property back. `unmanagedClass`
+    /// names an object not yet in any realm that the change put in, which the write refuses.
+    func modify(holding unmanagedClass: String? = nil, _ change: (inout Value) -> Void) {
         var root = parent.read(column: column).value
         Self.modify(&root, at: path[...], change)
-        parent.write(_FloeValue(root), column: column)
+        parent.write(unmanagedClass.map { .holdingUnmanagedObject(root, className: $0) } ?? _FloeValue(root), column: column)
     }
 
     private static func modify(_ value: inout Value, at path: ArraySlice<Step>, _ change: (inout Value) -> Void) {

@@ -31,8 +31,8 @@ extension ObjectBase: _Persistable {
 
     public var _floeEncoded: _FloeValue {
         if let binding = _floeBinding, !binding.source.isFrozen {
-            return _FloeValue(.link(binding.key), object: self)
+            return .object(self, stored: .link(binding.key))
         }
-        return _FloeValue(.null, object: self)
+        return .object(self, stored: .null)
     }
 }

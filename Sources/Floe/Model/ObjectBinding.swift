@@ -40,24 +40,24 @@ final class ObjectBinding {
     func read(column: Int) -> _FloeValue {
         if tableBinding.isCollectionColumn[column] {
             // Collections read their elements themselves, through this binding.
-            return _FloeValue(.null, parent: self, column: column)
+            return .managedCollection(parent: self, column: column)
         }
         do throws(FloeError) {
             let reader = try source.currentReader()
             if let position, position.isValid(for: reader) {
-                return _FloeValue(try position.value(ofColumn: column), parent: self, column: column)
+                return .read(try position.value(ofColumn: column), parent: self, column: column)
             }
             guard let found = try reader.position(of: key, in: tableBinding.table) else {
                 throw FloeError.noSuchObject(table: tableBinding.table.name, key: key)
             }
             position = found
-            return _FloeValue(try found.value(ofColumn: column), parent: self, column: column)
+            return .read(try found.value(ofColumn: column), parent: self, column: column)
         } catch .noSuchObject {
-            if source.hasRecordedDamage { return _FloeValue(placeholder(forColumn: column), parent: self, column: column) }
+            if source.hasRecordedDamage { return .read(placeholder(forColumn: column), parent: self, column: column) }
             preconditionFailure("Cannot read '\(className).\(tableBinding.propertyName(ofColumn: column))': the \(className) object with key \(key) has been deleted or invalidated. Check isInvalidated first.")
         } catch {
             return source.readFailed(error, reading: "\(className).\(tableBinding.propertyName(ofColumn: column))' of the \(className) object with key \(key)",
-                                     placeholder: _FloeValue(placeholder(forColumn: column), parent: self, column: column))
+                                     placeholder: .read(placeholder(forColumn: column), parent: self, column: column))
         }
     }
 

@@ -1,34 +1,144 @@
 import Foundation
 
-/// A property value in its stored form. Opaque outside Floe.
+/// A property's value on its way between Swift and the store, in one of the forms it takes
+/// (``Form``). Opaque outside Floe.
 public struct _FloeValue {
-    var value: Value
-    /// For links: the object linked to (managed or not), when the value comes from Swift.
-    var object: ObjectBase?
-    /// For links and collections read from a managed object: that object's binding, which
-    /// knows the realm (or frozen version) to materialize linked objects from.
-    var parent: ObjectBinding?
-    /// For nested values in `create(_:value:)`: what to create the linked object from.
-    var nested: Any?
-    /// For collection properties read from a managed object: the column they live in.
-    var column: Int
-    /// For collection properties of unmanaged objects: their elements, each in stored form.
-    var elements: [_FloeValue]?
-    /// For map properties of unmanaged objects: the keys of `elements`.
-    var keys: [String]?
-    /// For values read from inside a mixed property's nested collections: where they sit.
-    var path: [NestedLocation.Step]?
+    /// The forms a value takes between Swift and the store.
+    enum Form {
+        /// A value in stored form and nothing else: a Swift scalar, a mixed value's nested
+        /// element, an aggregate.
+        case stored(Value)
+        /// A value read from a property of a managed object (`column`) or from an element of
+        /// one of its collections (`column` nil): the object's binding knows the realm, or the
+        /// frozen version, that linked objects come from, and names the property in errors.
+        case read(Value, parent: ObjectBinding, column: Int?)
+        /// A value read from inside a mixed property's nested lists and dictionaries, where it sits.
+        case nested(Value, at: NestedLocation)
+        /// A managed list, set, map or linking-objects property, read through its owner.
+        case managedCollection(parent: ObjectBinding, column: Int)
+        /// A Swift object given for a link: `stored` is the link to it once managed (`.null`
+        /// while it is not).
+        case object(ObjectBase, stored: Value)
+        /// In `create(_:value:)`: what to create the linked object from (a dictionary, an
+        /// array, another object).
+        case toCreate(Any)
+        /// An unmanaged list's, set's or map's contents, each in this form; a map's keys beside them.
+        case elements([_FloeValue], keys: [String]?)
+        /// A mixed value whose nested collections hold an object not yet in any realm (of class
+        /// `className`): it cannot be stored until that object is added.
+        case holdingUnmanagedObject(Value, className: String)
+    }
 
-    init(_ value: Value, object: ObjectBase? = nil, parent: ObjectBinding? = nil, nested: Any? = nil,
-         column: Int = -1, elements: [_FloeValue]? = nil, keys: [String]? = nil, path: [NestedLocation.Step]? = nil) {
-        self.path = path
-        self.value = value
-        self.object = object
-        self.parent = parent
-        self.nested = nested
-        self.column = column
-        self.elements = elements
-        self.keys = keys
+    let form: Form
+
+    init(form: Form) { self.form = form }
+
+    /// A value in stored form and nothing else (``Form/stored(_:)``).
+    init(_ value: Value) { form = .stored(value) }
+
+    static func read(_ value: Value, parent: ObjectBinding, column: Int?) -> _FloeValue {
+        _FloeValue(form: .read(value, parent: parent, column: column))
+    }
+
+    static func nested(_ value: Value, at location: NestedLocation) -> _FloeValue {
+        _FloeValue(form: .nested(value, at: location))
+    }
+
+    static func managedCollection(parent: ObjectBinding, column: Int) -> _FloeValue {
+        _FloeValue(form: .managedCollection(parent: parent, column: column))
+    }
+
+    static func object(_ object: ObjectBase, stored: Value) -> _FloeValue {
+        _FloeValue(form: .object(object, stored: stored))
+    }
+
+    static func toCreate(_ value: Any) -> _FloeValue {
+        _FloeValue(form: .toCreate(value))
+    }
+
+    static func elements(_ elements: [_FloeValue], keys: [String]? = nil) -> _FloeValue {
+        _FloeValue(form: .elements(elements, keys: keys))
+    }
+
+    static func holdingUnmanagedObject(_ value: Value, className: String) -> _FloeValue {
+        _FloeValue(form: .holdingUnmanagedObject(value, className: className))
+    }
+
+    /// The stored form (`.null` for the forms that have none yet).
+    var value: Value {
+        switch form {
+        case .stored(let value), .read(let value, _, _), .nested(let value, _), .object(_, let value),
+             .holdingUnmanagedObject(let value, _):
+            return value
+        case .managedCollection, .toCreate, .elements:
+            return .null
+        }
+    }
+
+    /// The Swift object given for a link.
+    var object: ObjectBase? {
+        if case .object(let object, _) = form { return object }
+        return nil
+    }
+
+    /// The managed object this value was read from.
+    var parent: ObjectBinding? {
+        switch form {
+        case .read(_, let parent, _), .managedCollection(let parent, _): return parent
+        case .nested(_, let location): return location.parent
+        default: return nil
+        }
+    }
+
+    /// The column of the managed object's property this value was read from (-1: none, or
+    /// an element of a collection).
+    var column: Int {
+        switch form {
+        case .read(_, _, let column): return column ?? -1
+        case .managedCollection(_, let column): return column
+        case .nested(_, let location): return location.column
+        default: return -1
+        }
+    }
+
+    /// Where a nested mixed collection read from a managed property lives: the property
+    /// itself (an empty path), or a place inside it.
+    var nestedLocation: NestedLocation? {
+        switch form {
+        case .read(_, let parent, let column?): return NestedLocation(parent: parent, column: column, path: [])
+        case .nested(_, let location): return location
+        default: return nil
+        }
+    }
+
+    /// What `create(_:value:)` makes the linked object from.
+    var valueToCreate: Any? {
+        if case .toCreate(let value) = form { return value }
+        return nil
+    }
+
+    /// An unmanaged collection's elements.
+    var elements: [_FloeValue]? {
+        if case .elements(let elements, _) = form { return elements }
+        return nil
+    }
+
+    /// The same value without the managed object it was read from: what a copy keeps.
+    var detached: _FloeValue {
+        if case .holdingUnmanagedObject = form { return self }
+        return _FloeValue(value)
+    }
+
+    /// The class of an object not yet in any realm that a mixed value's nested collections hold.
+    var unmanagedObjectInside: String? {
+        if case .holdingUnmanagedObject(_, let className) = form { return className }
+        return nil
+    }
+
+    /// An unmanaged map's keys, beside ``elements``.
+    var keys: [String]? {
+        if case .elements(_, let keys) = form { return keys }
+        return nil
     }
 }
 

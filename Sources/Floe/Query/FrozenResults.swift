@@ -75,10 +75,3 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     /// The version these results show.
     public var version: UInt64 { snapshot.version }
 }
-
-extension ObjectContext {
-    /// The live counterpart of frozen results: the same class, filter and order, now.
-    func thaw<T: Object>(_ frozen: FrozenResults<T>) -> Results<T> {
-        Results(core: self, query: frozen.query)
-    }
-}

@@ -125,27 +125,3 @@ extension Frozen {
         try! makeModel()[keyPath: keyPath].freeze()
     }
 }
-
-extension ObjectContext {
-    /// The live counterpart of a frozen list or set, or nil if its object was deleted since.
-    func thaw<Element>(_ frozen: FrozenList<Element>) -> List<Element>? {
-        guard let property = frozen.binding.propertyOfColumn[frozen.column],
-              frozen.binding.schema.properties[property].type.collection == .list,
-              let reader = try? currentReader(), (try? reader.contains(frozen.key, in: frozen.binding.table)) == true
-        else { return nil }
-        return List(parent: ObjectBinding(source: self, tableBinding: frozen.binding, key: frozen.key), column: frozen.column)
-    }
-}
-
-extension ObjectContext {
-    func thaw<Element>(_ frozen: FrozenSet<Element>) -> MutableSet<Element>? {
-        let list = frozen.elements
-        guard let reader = try? currentReader(), (try? reader.contains(list.key, in: list.binding.table)) == true else { return nil }
-        return MutableSet(parent: ObjectBinding(source: self, tableBinding: list.binding, key: list.key), column: list.column)
-    }
-
-    func thaw<Key, Value>(_ frozen: FrozenMap<Key, Value>) -> Map<Key, Value>? {
-        guard let reader = try? currentReader(), (try? reader.contains(frozen.key, in: frozen.binding.table)) == true else { return nil }
-        return Map(parent: ObjectBinding(source: self, tableBinding: frozen.binding, key: frozen.key), column: frozen.column)
-    }
-}
