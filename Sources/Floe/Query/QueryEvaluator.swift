@@ -52,6 +52,8 @@ struct QueryEvaluator {
         case constant(Value)
         case list([Value])
         case aggregate([Hop], QueryAggregate, [Hop])
+        /// How many elements of the collection the hops reach meet the condition.
+        case subquery([Hop], Node)
     }
 
     static func compile(_ predicate: QueryPredicate, root: TableBinding,
@@ -112,8 +114,8 @@ struct QueryEvaluator {
                 inner = try hops(QueryKeyPath(of.map { .property($0) }), from: targetBinding, bindings: bindings)
             }
             return .aggregate(collection, aggregate, inner)
-        case .subqueryCount:
-            throw .invalidKeyPath(className: root.schema.className, keyPath: "SUBQUERY", reason: "subqueries are not supported yet")
+        case .subqueryCount(let collection, let variable, let predicate):
+            return try subqueryOperand(collection: collection, variable: variable, predicate: predicate, root: root, bindings: bindings)
         }
     }
 
@@ -251,6 +253,10 @@ struct QueryEvaluator {
                 for case .link(let linked) in elements { values.append(contentsOf: try follow(inner, from: [linked]).0) }
             }
             return ([ValueComparison.aggregate(aggregate, values)], false)
+        case .subquery(let collection, let condition):
+            var count: Int64 = 0
+            for case .link(let element) in try follow(collection, from: [key]).0 where try matches(condition, element) { count += 1 }
+            return ([.int(count)], false)
         }
     }
 
