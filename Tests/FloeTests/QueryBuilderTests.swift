@@ -14,12 +14,14 @@ import Testing
         @Persisted(primaryKey: true) var id = 0
         @Persisted var name = ""
         @Persisted var age = 0
+        @Persisted(originProperty: "owner") var hounds: LinkingObjects<Hound>
     }
 
     final class Toy: Object {
         @Persisted(primaryKey: true) var id = 0
         @Persisted var name = ""
         @Persisted var price = 0.0
+        @Persisted(originProperty: "toys") var holders: LinkingObjects<Hound>
     }
 
     final class Hound: Object {
@@ -36,6 +38,7 @@ import Testing
         @Persisted var scores: List<Int>
         @Persisted var toys: List<Toy>
         @Persisted var companion: AnyRealmValue
+        @Persisted var prices: Map<String, Int>
         /// Not persisted: a query cannot name it.
         var scratch = 0
     }
@@ -69,12 +72,15 @@ import Testing
                 for _ in 0..<Int.random(in: 0...3, using: &random) { hound.tags.append(names.randomElement(using: &random)!) }
                 for _ in 0..<Int.random(in: 0...4, using: &random) { hound.scores.append(Int.random(in: -5...20, using: &random)) }
                 for _ in 0..<Int.random(in: 0...4, using: &random) { hound.toys.append(toys.randomElement(using: &random)!) }
-                switch Int.random(in: 0...3, using: &random) {
+                switch Int.random(in: 0...5, using: &random) {
                 case 0: hound.companion = .string(names.randomElement(using: &random)!)
                 case 1: hound.companion = .int(Int.random(in: 0...5, using: &random))
                 case 2: hound.companion = .bool(Bool.random(using: &random))
+                case 3: hound.companion = .fromArray([.int(Int.random(in: 0...5, using: &random)), .string(names.randomElement(using: &random)!)])
+                case 4: hound.companion = .fromDictionary(["kind": .string(names.randomElement(using: &random)!), "n": .int(Int.random(in: 0...5, using: &random))])
                 default: hound.companion = .none
                 }
+                for key in ["a", "b", "c"] where Bool.random(using: &random) { hound.prices[key] = Int.random(in: -2...12, using: &random) }
                 try realm.add(hound)
             }
         }
@@ -123,7 +129,7 @@ import Testing
         let day = Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...100, using: &random)) * 86_400)
         let set = (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: 0...15, using: &random) }
         let low = Int.random(in: 0...10, using: &random), high = low + Int.random(in: 0...6, using: &random)
-        switch Int.random(in: 0...37, using: &random) {
+        switch Int.random(in: 0...45, using: &random) {
         case 0: return ("age == \(k)", { $0.age == k }, { $0.age == k })
         case 1: return ("age != \(k)", { $0.age != k }, { $0.age != k })
         case 2: return ("age < \(k)", { $0.age < k }, { $0.age < k })
@@ -189,12 +195,32 @@ import Testing
             case 3: return ("toys.price.max <= \(price)", { $0.toys.price.max <= price }, { $0.toys.map(\.price).max().map { $0 <= price } ?? false })
             default: return ("toys.count == \(k % 5)", { $0.toys.count == k % 5 }, { $0.toys.count == k % 5 })
             }
-        default:
+        case 37:
             let price = Double(Int.random(in: 0...10, using: &random))
             let least = Int.random(in: 0...2, using: &random)
             return ("(toys.price > \(price) && toys.name starts \(needle)).count >= \(least)",
                     { ($0.toys.price > price && $0.toys.name.starts(with: needle, options: options)).count >= least },
                     { $0.toys.filter { $0.price > price && stringMatches($0.name, "starts", needle, options) }.count >= least })
+        case 38: return ("prices[a] > \(k)", { $0.prices["a"] > k }, { $0.prices["a"].map { $0 > k } ?? false })
+        case 39: return ("prices[b] <= \(k)", { $0.prices["b"] <= k }, { $0.prices["b"].map { $0 <= k } ?? false })
+        case 40:
+            let key = ["a", "b", "c", "d"].randomElement(using: &random)!
+            return ("prices.keys == \(key)", { $0.prices.keys == key }, { $0.prices.keys.contains(key) })
+        case 41: return ("prices.values > \(k)", { $0.prices.values > k }, { $0.prices.values.contains { $0 > k } })
+        case 42:
+            return Bool.random(using: &random) ? ("prices.count > \(k % 4)", { $0.prices.count > k % 4 }, { $0.prices.count > k % 4 })
+                                               : ("prices.contains \(k)", { $0.prices.contains(k) }, { $0.prices.values.contains(k) })
+        case 43:
+            return ("companion[0] == \(k % 6)", { $0.companion[0] == .int(k % 6) },
+                    { hound in hound.companion.listValue.map { !$0.isEmpty && $0[0].intValue == k % 6 } ?? false })
+        case 44:
+            return ("companion[kind] == \(name)", { $0.companion["kind"] == .string(name) },
+                    { $0.companion.dictionaryValue?["kind"]?.stringValue == name })
+        default:
+            return ("companion.any == \(k % 6)", { $0.companion.any == .int(k % 6) }, { hound in
+                let elements = hound.companion.listValue.map { Array($0) } ?? hound.companion.dictionaryValue.map { Array($0.values) } ?? []
+                return elements.contains { $0.intValue == k % 6 }
+            })
         }
     }
 
@@ -242,7 +268,7 @@ import Testing
         var random = SeededGenerator(seed: 2026)
         var prefixes = Set<String>()
         for _ in 0..<3000 { prefixes.insert(String(Self.randomAtom(&random).text.prefix(9))) }
-        #expect(prefixes.count >= 30, "\(prefixes.sorted())")
+        #expect(prefixes.count >= 38, "\(prefixes.sorted())")
     }
 
     @Test func builderAndParserMakeTheSamePredicateTree() throws {
@@ -289,6 +315,35 @@ import Testing
         }
         #expect(built == wanted && parsed == wanted && !wanted.isEmpty)
         #expect(anyTerms.count > wanted.count)
+    }
+
+    @Test func linkingObjectsAreToManyRelationships() async throws {
+        let realm = try await Self.makeRealm()
+        let (found, wanted) = try await realm.read { realm -> ([[Int]], [[Int]]) in
+            let walkers = realm.objects(Walker.self), toys = realm.objects(Toy.self)
+            let threshold = walkers.map(\.hounds.count).sorted()[1]
+            let built: [[Int]] = [
+                try walkers.where { $0.hounds.age > 14 }.map(\.id),
+                try walkers.where { $0.hounds.count > threshold }.map(\.id),
+                try walkers.where { ($0.hounds.age > 12 && $0.hounds.good).count >= 4 }.map(\.id),
+                try walkers.where { $0.hounds.age.avg > 7.5 }.map(\.id),
+                try toys.where { $0.holders.name == "Rex" && $0.holders.count > 30 }.map(\.id),
+                try toys.where { $0.holders.count == 0 }.map(\.id),
+            ]
+            let expected: [[Int]] = [
+                walkers.filter { $0.hounds.contains { $0.age > 14 } }.map(\.id),
+                walkers.filter { $0.hounds.count > threshold }.map(\.id),
+                walkers.filter { $0.hounds.filter { $0.age > 12 && $0.good }.count >= 4 }.map(\.id),
+                walkers.filter { $0.hounds.isEmpty ? false : Double($0.hounds.reduce(0) { $0 + $1.age }) / Double($0.hounds.count) > 7.5 }.map(\.id),
+                toys.filter { $0.holders.contains { $0.name == "Rex" } && $0.holders.count > 30 }.map(\.id),
+                toys.filter { $0.holders.isEmpty }.map(\.id),
+            ]
+            return (built, expected)
+        }
+        #expect(found == wanted)
+        // Each case selects some but not all, so the comparison means something.
+        #expect(wanted.prefix(4).allSatisfy { !$0.isEmpty && $0.count < 4 }, "\(wanted)")
+        #expect(!wanted[4].isEmpty && wanted[4].count < 8, "\(wanted)")
     }
 
     @Test func mixedValuesCompareByValue() async throws {

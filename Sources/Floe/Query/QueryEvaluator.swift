@@ -37,7 +37,11 @@ struct QueryEvaluator {
         let binding: TableBinding
         let column: Int
         let property: PropertyInfo
-        var isToMany: Bool { property.type.collection == .list || property.type.collection == .set }
+        /// Subscripts after a map or mixed property (`['key']`, `[0]`, `@keys`, `[*]`).
+        var steps: [QueryKeyPathComponent] = []
+        /// For linking objects: the origin class's binding and the column of its link.
+        var origin: (binding: TableBinding, column: Int)? = nil
+        var isToMany: Bool { reachesMany }
     }
 
     indirect enum Node {
@@ -125,6 +129,7 @@ struct QueryEvaluator {
         var hops: [Hop] = []
         var current: TableBinding? = root
         for (index, component) in path.components.enumerated() {
+            if !hops.isEmpty, try appendStep(component, to: &hops[hops.count - 1], path: path, root: root) { continue }
             guard case .property(let name) = component else {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)", reason: "this form of key path is not supported yet")
             }
@@ -136,11 +141,12 @@ struct QueryEvaluator {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)", reason: "\(binding.schema.className) has no property '\(name)'")
             }
             let property = binding.schema.properties[propertyIndex]
-            if property.isComputed || property.type.collection == .map || (property.type.columnType == .mixed && index < path.components.count - 1) {
+            if property.type.columnType == .mixed, index + 1 < path.components.count, case .property = path.components[index + 1] {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)",
                                       reason: "'\(binding.schema.className).\(name)' (\(property.type.swiftName)) cannot be queried yet")
             }
-            hops.append(Hop(binding: binding, column: binding.columnOfProperty[propertyIndex], property: property))
+            hops.append(Hop(binding: binding, column: binding.columnOfProperty[propertyIndex], property: property,
+                            origin: try linkOrigin(of: property, bindings: bindings)))
             if let target = property.type.objectType {
                 // A linked class with no objects yet: its properties still resolve (and no link
                 // leads to it, so evaluation never reads its missing table).
@@ -166,7 +172,7 @@ struct QueryEvaluator {
     /// Operators and constants that cannot apply to a property's type are errors, not empty results.
     static func check(_ lhs: Operand, _ op: QueryOperator, _ rhs: Operand, options: QueryStringOptions, root: TableBinding) throws(FloeError) {
         guard case .path(let hops) = lhs, let last = hops.last else { return }
-        let type = last.property.type
+        let type = last.valueType
         let name = hops.map(\.property.name).joined(separator: ".")
         func refuse(_ reason: String) -> FloeError { .invalidKeyPath(className: root.schema.className, keyPath: name, reason: reason) }
         switch op {
@@ -267,7 +273,11 @@ struct QueryEvaluator {
         for hop in hops {
             var next: [Value] = []
             for case .link(let key) in current {
-                if hop.isToMany {
+                if hop.readsItself {
+                    let (values, many) = try ownValues(hop, key)
+                    toMany = toMany || many
+                    next.append(contentsOf: values)
+                } else if hop.isToMany {
                     toMany = true
                     next.append(contentsOf: try reader.collectionElements(in: hop.binding.table, key: key, column: hop.column))
                 } else {
