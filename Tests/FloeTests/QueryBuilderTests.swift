@@ -208,8 +208,16 @@ import Testing
             return ("prices.keys == \(key)", { $0.prices.keys == key }, { $0.prices.keys.contains(key) })
         case 41: return ("prices.values > \(k)", { $0.prices.values > k }, { $0.prices.values.contains { $0 > k } })
         case 42:
-            return Bool.random(using: &random) ? ("prices.count > \(k % 4)", { $0.prices.count > k % 4 }, { $0.prices.count > k % 4 })
-                                               : ("prices.contains \(k)", { $0.prices.contains(k) }, { $0.prices.values.contains(k) })
+            let values: (Hound) -> [Int] = { Array($0.prices.values) }
+            switch Int.random(in: 0...5, using: &random) {
+            case 0: return ("prices.count > \(k % 4)", { $0.prices.count > k % 4 }, { $0.prices.count > k % 4 })
+            case 1: return ("prices.contains \(k)", { $0.prices.contains(k) }, { values($0).contains(k) })
+            case 2: return ("prices.min >= \(k)", { $0.prices.min >= k }, { values($0).min().map { $0 >= k } ?? false })
+            case 3: return ("prices.max < \(k)", { $0.prices.max < k }, { values($0).max().map { $0 < k } ?? false })
+            case 4: return ("prices.sum > \(k)", { $0.prices.sum > k }, { values($0).reduce(0, +) > k })
+            default: return ("prices.avg > \(d / 4)", { $0.prices.avg > d / 4 },
+                             { values($0).isEmpty ? false : Double(values($0).reduce(0, +)) / Double(values($0).count) > d / 4 })
+            }
         case 43:
             return ("companion[0] == \(k % 6)", { $0.companion[0] == .int(k % 6) },
                     { hound in hound.companion.listValue.map { !$0.isEmpty && $0[0].intValue == k % 6 } ?? false })
@@ -407,6 +415,7 @@ import Testing
         ("a counted condition compares only properties of toys's elements", { ($0.toys.price > 1.0 && $0.age > 1).count > 0 }),
         ("needs a property of a list's or a set's objects", { $0.age.sum > 3 }),
         ("not managed by a realm", { $0.owner == Walker() }),
+        ("@sum takes a plain property of a list's or a set's objects", { $0.toys.holders.prices["a"].sum > 1 }),
     ] }
 
     @Test func mistakesAreTypedErrorsNamingTheClassAndProperty() async throws {

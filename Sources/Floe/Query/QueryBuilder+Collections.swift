@@ -110,7 +110,13 @@ extension Query where T: _QueryMinMax {
         switch node {
         case .keyPath(let path, let collection?) where path.components.count > collection.components.count:
             var property: [String] = []
-            for case .property(let name) in path.components.dropFirst(collection.components.count) { property.append(name) }
+            for component in path.components.dropFirst(collection.components.count) {
+                guard case .property(let name) = component else {
+                    return Query<V>(.invalid(refusal(written, "\(aggregate.rawValue) takes a plain property of a list's or a set's objects")),
+                                    className: className)
+                }
+                property.append(name)
+            }
             return Query<V>(.computed(.aggregate(collection, aggregate, of: property), collection: nil), className: className)
         case .invalid(let error): return Query<V>(.invalid(error), className: className)
         default:

@@ -49,12 +49,14 @@ extension Query where T: _QueryMap, T.Key == String {
     /// ```swift
     /// try dogs.where { $0.parksByCity.count > 1 }
     /// ```
-    public var count: Query<Int> {
+    public var count: Query<Int> { mapAggregate(.count) }
+
+    func mapAggregate<V>(_ aggregate: QueryAggregate) -> Query<V> {
         switch node {
         case .keyPath(let path, _) where !path.components.isEmpty:
-            return Query<Int>(.computed(.aggregate(path, .count, of: []), collection: nil), className: className)
-        case .invalid(let error): return Query<Int>(.invalid(error), className: className)
-        default: return Query<Int>(.invalid(refusal(written, "@count needs a map")), className: className)
+            return Query<V>(.computed(.aggregate(path, aggregate, of: []), collection: nil), className: className)
+        case .invalid(let error): return Query<V>(.invalid(error), className: className)
+        default: return Query<V>(.invalid(refusal(written, "\(aggregate.rawValue) needs a map")), className: className)
         }
     }
 
@@ -66,6 +68,38 @@ extension Query where T: _QueryMap, T.Key == String {
     public func contains(_ value: T.Value) -> Query<Bool> where T.Value: _Persistable {
         comparison(.equal, value)
     }
+}
+
+extension Query where T: _QueryMap, T.Key == String, T.Value: _QueryMinMax {
+    /// The smallest value (nil for an empty map, which no comparison matches).
+    ///
+    /// ```swift
+    /// try shops.where { $0.pricesByItem.min >= 2 }
+    /// ```
+    public var min: Query<T.Value> { mapAggregate(.min) }
+
+    /// The largest value (nil for an empty map).
+    ///
+    /// ```swift
+    /// try shops.where { $0.pricesByItem.max < 100 }
+    /// ```
+    public var max: Query<T.Value> { mapAggregate(.max) }
+}
+
+extension Query where T: _QueryMap, T.Key == String, T.Value: _QueryNumeric {
+    /// The sum of the values (0 for an empty map).
+    ///
+    /// ```swift
+    /// try shops.where { $0.pricesByItem.sum > 50 }
+    /// ```
+    public var sum: Query<T.Value> { mapAggregate(.sum) }
+
+    /// The mean of the values (nil for an empty map).
+    ///
+    /// ```swift
+    /// try shops.where { $0.pricesByItem.avg > 9.5 }
+    /// ```
+    public var avg: Query<Double> { mapAggregate(.average) }
 }
 
 extension Query where T == AnyRealmValue {

@@ -109,6 +109,7 @@ extension Optional: _QueryOptional {}
 /// try dogs.where { $0.name.starts(with: "r", options: [.caseInsensitive, .diacriticInsensitive]) }
 /// ```
 public struct StringOptions: OptionSet, Sendable {
+    /// The options' bits: 1 case-insensitive, 2 diacritic-insensitive.
     public let rawValue: Int8
 
     /// Makes options from their raw bits.
