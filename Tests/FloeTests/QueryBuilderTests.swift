@@ -418,6 +418,17 @@ import Testing
         ("@sum takes a plain property of a list's or a set's objects", { $0.toys.holders.prices["a"].sum > 1 }),
     ] }
 
+    static let badSubqueries: [(String, String)] = [
+        ("SUBQUERY(", "SUBQUERY takes a list or set key path first"),
+        ("SUBQUERY(toys", "expected ',' after the subquery's collection"),
+        ("SUBQUERY(toys, t, t.price > 1).@count > 0", "expected the subquery's $variable"),
+        ("SUBQUERY(toys, $t, $t.price > 1", "expected ')' to close SUBQUERY"),
+        ("SUBQUERY(age, $t, $t.price > 1).@count > 0", "a subquery runs over a list or a set of objects"),
+        ("SUBQUERY(tags, $t, $t == 'x').@count > 0", "a subquery runs over a list or a set of objects"),
+        ("SUBQUERY(toys, $t, $t.nope > 1).@count > 0", "Toy has no property 'nope'"),
+        ("SUBQUERY(toys, $t, $t.name BEGINSWITH 1).@count > 0", "cannot be compared with String"),
+    ]
+
     @Test func mistakesAreTypedErrorsNamingTheClassAndProperty() async throws {
         let realm = try await Self.makeRealm(count: 10)
         for (index, (message, _)) in Self.mistakes.enumerated() {
@@ -436,6 +447,12 @@ import Testing
             try await realm.read { realm in try realm.objects(Hound.self).filter("SUBQUERY(toys, $t, $t.price > 1) > 0").count }
         }
         #expect(unCounted?.description.contains("SUBQUERY(…).@count") == true, "\(String(describing: unCounted))")
+        for (format, message) in Self.badSubqueries {
+            let error = await #expect(throws: FloeError.self, "\(format)") {
+                try await realm.read { realm in try realm.objects(Hound.self).filter(format).count }
+            }
+            #expect(error?.description.contains(message) == true, "\(format): \(String(describing: error))")
+        }
         // The realm goes on.
         #expect(try await realm.read { realm in try realm.objects(Hound.self).where { $0.age >= 0 }.count } == 10)
     }
