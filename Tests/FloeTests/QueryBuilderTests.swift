@@ -418,7 +418,7 @@ import Testing
         ("@sum takes a plain property of a list's or a set's objects", { $0.toys.holders.prices["a"].sum > 1 }),
     ] }
 
-    static let badSubqueries: [(String, String)] = [
+    static let badStringPredicates: [(String, String)] = [
         ("SUBQUERY(", "SUBQUERY takes a list or set key path first"),
         ("SUBQUERY(toys", "expected ',' after the subquery's collection"),
         ("SUBQUERY(toys, t, t.price > 1).@count > 0", "expected the subquery's $variable"),
@@ -427,6 +427,7 @@ import Testing
         ("SUBQUERY(tags, $t, $t == 'x').@count > 0", "a subquery runs over a list or a set of objects"),
         ("SUBQUERY(toys, $t, $t.nope > 1).@count > 0", "Toy has no property 'nope'"),
         ("SUBQUERY(toys, $t, $t.name BEGINSWITH 1).@count > 0", "cannot be compared with String"),
+        ("companion.name == 'x'", "'Hound.companion' (AnyRealmValue) has no properties"),
     ]
 
     @Test func mistakesAreTypedErrorsNamingTheClassAndProperty() async throws {
@@ -447,7 +448,7 @@ import Testing
             try await realm.read { realm in try realm.objects(Hound.self).filter("SUBQUERY(toys, $t, $t.price > 1) > 0").count }
         }
         #expect(unCounted?.description.contains("SUBQUERY(…).@count") == true, "\(String(describing: unCounted))")
-        for (format, message) in Self.badSubqueries {
+        for (format, message) in Self.badStringPredicates {
             let error = await #expect(throws: FloeError.self, "\(format)") {
                 try await realm.read { realm in try realm.objects(Hound.self).filter(format).count }
             }

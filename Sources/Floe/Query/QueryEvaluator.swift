@@ -143,7 +143,7 @@ struct QueryEvaluator {
             let property = binding.schema.properties[propertyIndex]
             if property.type.columnType == .mixed, index + 1 < path.components.count, case .property = path.components[index + 1] {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)",
-                                      reason: "'\(binding.schema.className).\(name)' (\(property.type.swiftName)) cannot be queried yet")
+                                      reason: "'\(binding.schema.className).\(name)' (\(property.type.swiftName)) has no properties: use [index], ['key'] or [*]")
             }
             hops.append(Hop(binding: binding, column: binding.columnOfProperty[propertyIndex], property: property,
                             origin: try linkOrigin(of: property, bindings: bindings)))
