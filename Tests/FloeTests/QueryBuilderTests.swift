@@ -41,6 +41,10 @@ import Testing
         @Persisted var prices: Map<String, Int>
         /// Not persisted: a query cannot name it.
         var scratch = 0
+        /// Computed from persisted properties: a query cannot name them either.
+        var shoutedName: String { name.uppercased() }
+        var doubledAge: Int { age * 2 }
+        var isOld: Bool { age > 12 }
     }
 
     static let names = ["Rex", "rover", "Élan", "Ärger", "Straße", "Ilık", "Ωmega", "Bella", "b", "", "REX", "élan"]
@@ -415,6 +419,9 @@ import Testing
         ("a counted condition compares only properties of toys's elements", { ($0.toys.price > 1.0 && $0.age > 1).count > 0 }),
         ("needs a property of a list's or a set's objects", { $0.age.sum > 3 }),
         ("not managed by a realm", { $0.owner == Walker() }),
+        ("it is computed from 'name': query 'name' itself", { $0.shoutedName == "REX" }),
+        ("it is computed from 'age': query 'age' itself", { $0.doubledAge > 4 }),
+        ("it is computed from 'age': query 'age' itself", { $0.isOld == true }),
         ("@sum takes a plain property of a list's or a set's objects", { $0.toys.holders.prices["a"].sum > 1 }),
     ] }
 

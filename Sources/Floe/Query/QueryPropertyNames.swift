@@ -52,9 +52,37 @@ enum QueryPropertyNames {
             return .failure(.invalidKeyPath(className: schema.className, keyPath: written, reason: reason))
         }
         let property = schema.properties[index]
+        if let sentinel = sentinel(for: property.type) {
+            // A computed property that reads a persisted one (`name.uppercased()`) also reads
+            // only it; it gives the value back changed, so a value the type would not default
+            // to tells them apart where one can be made.
+            schema.accessors[index].setUnmanaged(object, _FloeValue(sentinel))
+            let answer = (object[keyPath: keyPath] as? any _Persistable)?._floeEncoded.value
+            if answer != sentinel {
+                return .failure(.invalidKeyPath(className: schema.className, keyPath: written,
+                                                reason: "it is computed from '\(property.name)': query '\(property.name)' itself"))
+            }
+        }
         let collection = property.type.collection
         return .success(QueryPropertyName(name: property.name, isToMany: collection == .list || collection == .set || property.isComputed,
                                           isMap: collection == .map))
+    }
+}
+
+extension QueryPropertyNames {
+    /// A value of a plain scalar property's type that is not its default (nil for links,
+    /// collections, enums and mapped types, whose values cannot all be made up here).
+    static func sentinel(for type: _PropertyType) -> Value? {
+        guard type.collection == .single, type.objectType == nil else { return nil }
+        let plain = type.swiftName.hasSuffix("?") ? String(type.swiftName.dropLast()) : type.swiftName
+        switch plain {
+        case "String": return .string("\u{1}probe")
+        case "Int", "Int8", "Int16", "Int32", "Int64": return .int(97)
+        case "Double": return .double(97.25)
+        case "Float": return .float(97.25)
+        case "Bool": return .bool(true)
+        default: return nil
+        }
     }
 }
 
