@@ -177,7 +177,14 @@ import Testing
         case 28: return ("born > \(day)", { $0.born > day }, { $0.born > day })
         case 29: return ("owner.name == \(name)", { $0.owner.name == name }, { $0.owner?.name == name })
         case 30: return ("owner == nil", { $0.owner == nil }, { $0.owner == nil })
-        case 31: return ("owner.age >= \(k * 2)", { $0.owner.age >= k * 2 }, { ($0.owner?.age).map { $0 >= k * 2 } ?? false })
+        case 31:
+            switch Int.random(in: 0...4, using: &random) {
+            case 0: return ("owner.age >= \(k * 2)", { $0.owner.age >= k * 2 }, { ($0.owner?.age).map { $0 >= k * 2 } ?? false })
+            case 1: return ("age > owner.age", { $0.age > $0.owner.age }, { hound in hound.owner.map { hound.age > $0.age } ?? false })
+            case 2: return ("age <= owner.age", { $0.age <= $0.owner.age }, { hound in hound.owner.map { hound.age <= $0.age } ?? false })
+            case 3: return ("name == owner.name", { $0.name == $0.owner.name }, { hound in hound.owner.map { hound.name == $0.name } ?? false })
+            default: return ("name != owner.name", { $0.name != $0.owner.name }, { hound in hound.owner.map { hound.name != $0.name } ?? true })
+            }
         case 32: return ("tags.contains \(name)", { $0.tags.contains(name) }, { $0.tags.contains(name) })
         case 33: return ("tags.containsAny", { $0.tags.containsAny(in: [name, "Rex"]) }, { $0.tags.contains(name) || $0.tags.contains("Rex") })
         case 34: return ("tags.count > \(k % 4)", { $0.tags.count > k % 4 }, { $0.tags.count > k % 4 })
@@ -299,6 +306,7 @@ import Testing
             ("age BETWEEN {2, 6}", [], { $0.age.contains(2...6) }),
             ("mood == 'playful'", [], { $0.mood == .playful }),
             ("owner.name == 'Ada'", [], { $0.owner.name == "Ada" }),
+            ("age < owner.age", [], { $0.age < $0.owner.age }),
             ("toys.price > 2.5", [], { $0.toys.price > 2.5 }),
             ("toys.@count > 1", [], { $0.toys.count > 1 }),
             ("scores.@max < 10", [], { $0.scores.max < 10 }),

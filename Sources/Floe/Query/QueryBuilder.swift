@@ -174,6 +174,16 @@ extension Query {
         }
     }
 
+    /// `self op other`: two properties compared, object by object.
+    func comparison(_ op: QueryOperator, to other: Query<T>) -> Query<Bool> {
+        switch (expression, other.expression) {
+        case (.failure(let error), _), (_, .failure(let error)): return Query<Bool>(.invalid(error), className: className)
+        case (.success(let (lhs, leftCollection)), .success(let (rhs, rightCollection))):
+            let collections = Set([leftCollection, rightCollection].compactMap { $0 })
+            return Query<Bool>(.predicate(.comparison(QueryComparison(lhs: lhs, op: op, rhs: rhs)), collections: collections), className: className)
+        }
+    }
+
     /// A list of constants (for `IN`), or the first that Floe cannot store.
     func constants<S: Sequence>(_ values: S) -> Result<QueryExpression, FloeError> {
         var list: [QueryExpression] = []
@@ -203,6 +213,20 @@ extension Query where T: _Persistable {
     /// try dogs.where { $0.nickname != nil }
     /// ```
     public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.comparison(.notEqual, rhs) }
+
+    /// Two properties equal (`nil` only to `nil`).
+    ///
+    /// ```swift
+    /// try dogs.where { $0.age == $0.owner.age }
+    /// ```
+    public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.comparison(.equal, to: rhs) }
+
+    /// Two properties not equal.
+    ///
+    /// ```swift
+    /// try dogs.where { $0.name != $0.owner.name }
+    /// ```
+    public static func != (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.comparison(.notEqual, to: rhs) }
 
     /// Equal to one of `values`.
     ///
@@ -266,6 +290,34 @@ extension Query where T: _QueryComparable {
     /// try dogs.where { $0.age >= 3 }
     /// ```
     public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { lhs.comparison(.greaterOrEqual, rhs) }
+
+    /// One property less than another (`nil` never is).
+    ///
+    /// ```swift
+    /// try dogs.where { $0.age < $0.owner.age }
+    /// ```
+    public static func < (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.comparison(.less, to: rhs) }
+
+    /// One property less than or equal to another.
+    ///
+    /// ```swift
+    /// try dogs.where { $0.age <= $0.owner.age }
+    /// ```
+    public static func <= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.comparison(.lessOrEqual, to: rhs) }
+
+    /// One property greater than another (`nil` never is).
+    ///
+    /// ```swift
+    /// try dogs.where { $0.age > $0.owner.age }
+    /// ```
+    public static func > (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.comparison(.greater, to: rhs) }
+
+    /// One property greater than or equal to another.
+    ///
+    /// ```swift
+    /// try dogs.where { $0.age >= $0.owner.age }
+    /// ```
+    public static func >= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { lhs.comparison(.greaterOrEqual, to: rhs) }
 
     /// Within a closed range, both ends included (`BETWEEN`).
     ///

@@ -1,5 +1,5 @@
 // Must NOT compile: a builder comparison takes a value of the property's own type.
-// expect-error: cannot convert value of type 'String' to expected argument type 'Int'
+// expect-error: binary operator '==' cannot be applied to operands of type 'Query<Int>' and 'String'
 import Floe
 
 final class Dog: Object {
