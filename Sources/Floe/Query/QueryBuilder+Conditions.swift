@@ -50,8 +50,10 @@ extension Query where T == Bool {
         case .failure(let error): return Query<Int>(.invalid(error), className: className)
         case .success(let (predicate, collections)):
             guard collections.count == 1, let collection = collections.first else {
-                let reason = collections.isEmpty ? "count a condition on a list, set or linking objects, such as ($0.dogs.age > 5).count"
-                                                 : "a counted condition goes through one list or set, and this one goes through \(collections.map(\.description).sorted().joined(separator: ", "))"
+                let through = collections.map(\.description).sorted().joined(separator: ", ")
+                let reason = collections.isEmpty
+                    ? "count a condition on a list, set or linking objects, such as ($0.dogs.age > 5).count"
+                    : "a counted condition goes through one list or set, and this one goes through \(through)"
                 return Query<Int>(.invalid(refusal("\(predicate)", reason)), className: className)
             }
             let variable = "element"

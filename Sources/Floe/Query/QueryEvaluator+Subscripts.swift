@@ -53,7 +53,8 @@ extension QueryEvaluator {
 
     /// The origin of a linking-objects property: its class's binding and link column (nil
     /// while that class has no objects, so nothing links here).
-    static func linkOrigin(of property: PropertyInfo, bindings: (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) -> (binding: TableBinding, column: Int)? {
+    static func linkOrigin(of property: PropertyInfo, bindings: (ObjectBase.Type) throws(FloeError) -> TableBinding?)
+        throws(FloeError) -> (binding: TableBinding, column: Int)? {
         guard let originName = property.originProperty, let originType = property.type.objectType,
               let origin = try bindings(originType), let index = origin.schema.propertyIndex(named: originName) else { return nil }
         return (origin, origin.columnOfProperty[index])

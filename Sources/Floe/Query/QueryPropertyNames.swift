@@ -47,8 +47,10 @@ enum QueryPropertyNames {
         }
         let written = "\(keyPath)"
         guard readers.count == 1, let index = readers.first else {
-            let reason = readers.isEmpty ? "it reads no @Persisted property: only persisted properties can be queried"
-                                         : "it reads \(readers.map { schema.properties[$0].name }.joined(separator: ", ")): a query names one persisted property at a time"
+            let names = readers.map { schema.properties[$0].name }.joined(separator: ", ")
+            let reason = readers.isEmpty
+                ? "it reads no @Persisted property: only persisted properties can be queried"
+                : "it reads \(names): a query names one persisted property at a time"
             return .failure(.invalidKeyPath(className: schema.className, keyPath: written, reason: reason))
         }
         let property = schema.properties[index]
