@@ -22,6 +22,7 @@ func workloadGroups() -> [WorkloadGroup] {
         WorkloadGroup(name: "W2", summary: "object API: 1,000 durable one-dog writes vs GRDB (synchronous=FULL)", run: DurableWriteWorkloads.run),
         WorkloadGroup(name: "W3", summary: "object API: iterate 100k dogs summing age (W3), sum(ofProperty:) (W3a) vs GRDB", run: ObjectScanWorkloads.run),
         WorkloadGroup(name: "W4", summary: "object API: 100k primary-key lookups vs GRDB", run: LookupWorkloads.run),
+        WorkloadGroup(name: "W5", summary: "object API: count age > 50 && name starts with \"dog1\" over 100k dogs (builder, string) vs GRDB", run: QueryWorkloads.run),
         WorkloadGroup(name: "W6", summary: "object API: age += 1 on 100k dogs in one write vs GRDB", run: ObjectUpdateWorkloads.run),
         WorkloadGroup(name: "W7", summary: "object API: delete all 100k dogs vs GRDB", run: DeleteAllWorkloads.run),
         WorkloadGroup(name: "W8", summary: "object API: 100 tasks of durable one-dog writes at once (group commit) vs GRDB", run: GroupCommitWorkloads.run),

@@ -140,6 +140,7 @@ enum PredicateParser {
                 case "TRUE", "YES": return .constant(.bool(true))
                 case "FALSE", "NO": return .constant(.bool(false))
                 case "NIL", "NULL": return .constant(.null)
+                case "SUBQUERY" where peek("("): return try parseSubquery(start: start)
                 default:
                     guard !word.isEmpty else { throw failure("expected a key path", at: start) }
                     return try keyPathExpression(start: word)
@@ -156,12 +157,35 @@ enum PredicateParser {
                 guard let aggregate = QueryAggregate(rawValue: parts[index].lowercased()), index > 0 else {
                     throw failure("unknown collection operator '\(parts[index])'")
                 }
-                let collection = QueryKeyPath(parts[..<index].map { .property($0) })
+                let collection = QueryKeyPath(parts[..<index].map(Self.component))
                 let of = Array(parts[(index + 1)...])
                 if aggregate == .count && !of.isEmpty { throw failure("@count takes no property after it") }
                 return .aggregate(collection, aggregate, of: of)
             }
-            return .keyPath(QueryKeyPath(parts.map { .property($0) }))
+            return .keyPath(QueryKeyPath(parts.map(Self.component)))
+        }
+
+        /// `$name` is a subquery's variable; anything else a property.
+        static func component(_ part: String) -> QueryKeyPathComponent {
+            part.hasPrefix("$") ? .variable(String(part.dropFirst())) : .property(part)
+        }
+
+        /// `SUBQUERY(collection, $variable, predicate).@count`, after the word `SUBQUERY`.
+        mutating func parseSubquery(start: Int) throws(FloeError) -> QueryExpression {
+            _ = take("(")
+            skipSpaces()
+            let collection = readIdentifierPath()
+            guard !collection.isEmpty, !collection.contains("@") else { throw failure("SUBQUERY takes a list or set key path first") }
+            guard take(",") else { throw failure("expected ',' after the subquery's collection") }
+            skipSpaces()
+            let variable = readIdentifierPath()
+            guard variable.hasPrefix("$"), variable.count > 1, !variable.contains(".") else { throw failure("expected the subquery's $variable") }
+            guard take(",") else { throw failure("expected ',' after the subquery's variable") }
+            let predicate = try parseOr()
+            guard take(")") else { throw failure("expected ')' to close SUBQUERY") }
+            guard take(".@count") else { throw failure("a SUBQUERY is counted: SUBQUERY(…).@count", at: start) }
+            return .subqueryCount(collection: QueryKeyPath(collection.split(separator: ".").map { Self.component(String($0)) }),
+                                  variable: String(variable.dropFirst()), predicate: predicate)
         }
 
         // MARK: Tokens

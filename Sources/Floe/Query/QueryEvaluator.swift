@@ -37,7 +37,11 @@ struct QueryEvaluator {
         let binding: TableBinding
         let column: Int
         let property: PropertyInfo
-        var isToMany: Bool { property.type.collection == .list || property.type.collection == .set }
+        /// Subscripts after a map or mixed property (`['key']`, `[0]`, `@keys`, `[*]`).
+        var steps: [QueryKeyPathComponent] = []
+        /// For linking objects: the origin class's binding and the column of its link.
+        var origin: (binding: TableBinding, column: Int)? = nil
+        var isToMany: Bool { reachesMany }
     }
 
     indirect enum Node {
@@ -52,6 +56,8 @@ struct QueryEvaluator {
         case constant(Value)
         case list([Value])
         case aggregate([Hop], QueryAggregate, [Hop])
+        /// How many elements of the collection the hops reach meet the condition.
+        case subquery([Hop], Node)
     }
 
     static func compile(_ predicate: QueryPredicate, root: TableBinding,
@@ -112,8 +118,8 @@ struct QueryEvaluator {
                 inner = try hops(QueryKeyPath(of.map { .property($0) }), from: targetBinding, bindings: bindings)
             }
             return .aggregate(collection, aggregate, inner)
-        case .subqueryCount:
-            throw .invalidKeyPath(className: root.schema.className, keyPath: "SUBQUERY", reason: "subqueries are not supported yet")
+        case .subqueryCount(let collection, let variable, let predicate):
+            return try subqueryOperand(collection: collection, variable: variable, predicate: predicate, root: root, bindings: bindings)
         }
     }
 
@@ -123,6 +129,7 @@ struct QueryEvaluator {
         var hops: [Hop] = []
         var current: TableBinding? = root
         for (index, component) in path.components.enumerated() {
+            if !hops.isEmpty, try appendStep(component, to: &hops[hops.count - 1], path: path, root: root) { continue }
             guard case .property(let name) = component else {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)", reason: "this form of key path is not supported yet")
             }
@@ -134,11 +141,12 @@ struct QueryEvaluator {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)", reason: "\(binding.schema.className) has no property '\(name)'")
             }
             let property = binding.schema.properties[propertyIndex]
-            if property.isComputed || property.type.collection == .map || (property.type.columnType == .mixed && index < path.components.count - 1) {
+            if property.type.columnType == .mixed, index + 1 < path.components.count, case .property = path.components[index + 1] {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)",
-                                      reason: "'\(binding.schema.className).\(name)' (\(property.type.swiftName)) cannot be queried yet")
+                                      reason: "'\(binding.schema.className).\(name)' (\(property.type.swiftName)) has no properties: use [index], ['key'] or [*]")
             }
-            hops.append(Hop(binding: binding, column: binding.columnOfProperty[propertyIndex], property: property))
+            hops.append(Hop(binding: binding, column: binding.columnOfProperty[propertyIndex], property: property,
+                            origin: try linkOrigin(of: property, bindings: bindings)))
             if let target = property.type.objectType {
                 // A linked class with no objects yet: its properties still resolve (and no link
                 // leads to it, so evaluation never reads its missing table).
@@ -164,7 +172,7 @@ struct QueryEvaluator {
     /// Operators and constants that cannot apply to a property's type are errors, not empty results.
     static func check(_ lhs: Operand, _ op: QueryOperator, _ rhs: Operand, options: QueryStringOptions, root: TableBinding) throws(FloeError) {
         guard case .path(let hops) = lhs, let last = hops.last else { return }
-        let type = last.property.type
+        let type = last.valueType
         let name = hops.map(\.property.name).joined(separator: ".")
         func refuse(_ reason: String) -> FloeError { .invalidKeyPath(className: root.schema.className, keyPath: name, reason: reason) }
         switch op {
@@ -251,6 +259,10 @@ struct QueryEvaluator {
                 for case .link(let linked) in elements { values.append(contentsOf: try follow(inner, from: [linked]).0) }
             }
             return ([ValueComparison.aggregate(aggregate, values)], false)
+        case .subquery(let collection, let condition):
+            var count: Int64 = 0
+            for case .link(let element) in try follow(collection, from: [key]).0 where try matches(condition, element) { count += 1 }
+            return ([.int(count)], false)
         }
     }
 
@@ -261,7 +273,11 @@ struct QueryEvaluator {
         for hop in hops {
             var next: [Value] = []
             for case .link(let key) in current {
-                if hop.isToMany {
+                if hop.readsItself {
+                    let (values, many) = try ownValues(hop, key)
+                    toMany = toMany || many
+                    next.append(contentsOf: values)
+                } else if hop.isToMany {
                     toMany = true
                     next.append(contentsOf: try reader.collectionElements(in: hop.binding.table, key: key, column: hop.column))
                 } else {

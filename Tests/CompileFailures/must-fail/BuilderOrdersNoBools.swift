@@ -1,0 +1,13 @@
+// Must NOT compile: the builder orders numbers, dates and strings, not Bools.
+// expect-error: requires that 'Bool' conform to '_QueryComparable'
+import Floe
+
+final class Dog: Object {
+    @Persisted var good = false
+}
+
+extension Realm {
+    func oddDogs() throws -> Results<Dog> {
+        try objects(Dog.self).where { $0.good < true }
+    }
+}
