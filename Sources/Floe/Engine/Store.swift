@@ -34,6 +34,7 @@ import Synchronization
         var isClosed = false
         var listeners: [UInt64: AsyncStream<UInt64>.Continuation] = [:]
         var nextListener: UInt64 = 0
+        var commitObservers: [UInt64: CommitObserver] = [:]
     }
 
     private init(path: String, options: StoreOptions, isInMemory: Bool, file: StorageFile?, root: GroupNode, version: UInt64) {
@@ -48,9 +49,11 @@ import Synchronization
     }
 
     deinit {
-        state.withLock { state in
+        let observers = state.withLock { state in
             for listener in state.listeners.values { listener.finish() }
+            return Array(state.commitObservers.values)
         }
+        for observer in observers { observer(nil) }
     }
 
     // MARK: Opening
@@ -155,14 +158,15 @@ import Synchronization
     }
 
     private func publish(root: GroupNode, version: UInt64, file: StorageFile) {
-        let listeners = state.withLock { state in
+        let (listeners, observers) = state.withLock { state in
             state.root = root
             state.version = version
             state.file = file
             publishedVersion.store(version, ordering: .releasing)
-            return Array(state.listeners.values)
+            return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
         for listener in listeners { listener.yield(version) }
+        notify(observers, version: version, root: root, changes: nil)
     }
 
     /// A snapshot of the newest version. O(1); pins the version until the snapshot is released.
@@ -292,13 +296,14 @@ import Synchronization
             var none: ChunkBuilder?
             _ = groupRef.persist(into: &none)
         }
-        let listeners = state.withLock { state in
+        let (listeners, observers) = state.withLock { state in
             state.root = transaction.group
             state.version = version
             publishedVersion.store(version, ordering: .releasing)
-            return Array(state.listeners.values)
+            return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
         for listener in listeners { listener.yield(version) }
+        notify(observers, version: version, root: transaction.group, changes: transaction.changes)
         if !deferringSync || file == nil || options.durability != .full {
             // Synced by the append (or nothing to sync): durable, and so is every commit before it.
             groupCommit.markDurable(upTo: version)
@@ -392,13 +397,16 @@ import Synchronization
 
     /// Closes the store: later operations throw ``FloeError/closed(path:)`` and the file's lock is released.
     public func close() {
-        let (file, listeners) = state.withLock { state -> (StorageFile?, [AsyncStream<UInt64>.Continuation]) in
+        let (file, listeners, observers) = state.withLock { state -> (StorageFile?, [AsyncStream<UInt64>.Continuation], [CommitObserver]) in
             state.isClosed = true
             let listeners = Array(state.listeners.values)
             state.listeners = [:]
-            return (state.file, listeners)
+            let observers = Array(state.commitObservers.values)
+            state.commitObservers = [:]
+            return (state.file, listeners, observers)
         }
         for listener in listeners { listener.finish() }
+        for observer in observers { observer(nil) }
         file?.close()
         let forget = { (registry: inout [String: WeakStore], key: String) in
             if registry[key]?.store === self { registry[key] = nil }
