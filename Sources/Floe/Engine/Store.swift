@@ -35,13 +35,15 @@ import Synchronization
         var listeners: [UInt64: AsyncStream<UInt64>.Continuation] = [:]
         var nextListener: UInt64 = 0
         var commitObservers: [UInt64: CommitObserver] = [:]
+        /// The file's newest commit record, changed with `file` and `version` (for history reads).
+        var newestRecord: CommitRecord?
     }
 
     private init(path: String, options: StoreOptions, isInMemory: Bool, file: StorageFile?, root: GroupNode, version: UInt64) {
         self.path = path
         self.options = options
         self.isInMemory = isInMemory
-        let state = Locked(State(root: root, version: version, file: file))
+        let state = Locked(State(root: root, version: version, file: file, newestRecord: file?.lastCommit))
         self.state = state
         // Weakly: a sync round still running must not keep a closed store's file open.
         groupCommit = GroupCommit(durableVersion: version) { [weak state] in state?.withLock { ($0.version, $0.file) } ?? (.max, nil) }
@@ -162,6 +164,7 @@ import Synchronization
             state.root = root
             state.version = version
             state.file = file
+            state.newestRecord = file.lastCommit
             publishedVersion.store(version, ordering: .releasing)
             return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
@@ -299,6 +302,7 @@ import Synchronization
         let (listeners, observers) = state.withLock { state in
             state.root = transaction.group
             state.version = version
+            state.newestRecord = file?.lastCommit
             publishedVersion.store(version, ordering: .releasing)
             return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
@@ -368,6 +372,7 @@ import Synchronization
         let version = state.withLock { state in
             state.file = copy
             state.root = root
+            state.newestRecord = copy.lastCommit
             return state.version
         }
         // Snapshots taken before still read the old file's nodes: retire it, do not close it.
