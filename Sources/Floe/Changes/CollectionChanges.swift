@@ -68,6 +68,13 @@ protocol CollectionSource: Sendable {
     func state(at snapshot: Snapshot) throws(FloeError) -> CollectionState?
     /// The collection as `freeze()` gives it, at `snapshot`.
     func frozen(at snapshot: Snapshot) throws(FloeError) -> FrozenCollection
+    /// Whether the collection is every object of its class in key order (then a commit's
+    /// insertions and deletions alone give the next state).
+    var holdsEveryObjectInKeyOrder: Bool { get }
+}
+
+extension CollectionSource {
+    var holdsEveryObjectInKeyOrder: Bool { false }
 }
 
 /// Turns commits into one collection's changes.
@@ -93,6 +100,10 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func diff(from old: Snapshot, to new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        if source.holdsEveryObjectInKeyOrder, filter == nil, let changes, case .keys(let keys)? = previous, let type = source.elementType,
+           changes.tables[type.className()]?.structureChanged != true {
+            return try keyOrderedDiff(keys, type: type, from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges())
+        }
         guard let next = try source.state(at: new) else { return (nil, true) }
         var before = previous
         if before == nil { before = try source.state(at: old) }
@@ -130,6 +141,50 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
                                                                   modifications: diff.modifications)
         return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    /// The diff of every object of a class in key order, from what the commits touched alone:
+    /// O(k log N) for k touched objects, besides copying the keys when objects come or go.
+    private mutating func keyOrderedDiff(_ oldKeys: [Int64], type: ObjectBase.Type, from old: Snapshot, to new: Snapshot,
+                                         changes: ChangeSet.TableChanges) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        var newKeys = oldKeys
+        if !changes.deleted.isEmpty { newKeys.removeAll { changes.deleted.contains($0) } }
+        if !changes.inserted.isEmpty { newKeys = Self.merge(newKeys, changes.inserted.sorted()) }
+        var diff = CollectionDiff()
+        diff.deletions = changes.deleted.compactMap { Self.position(of: $0, in: oldKeys) }.sorted()
+        diff.insertions = changes.inserted.compactMap { Self.position(of: $0, in: newKeys) }.sorted()
+        diff.modifications = changes.modified.keys.compactMap { Self.position(of: $0, in: oldKeys) }.sorted()
+        previous = .keys(newKeys)
+        guard !diff.isEmpty else { return (nil, false) }
+        var deletedKeys: [PrimaryKeyValue] = []
+        if let oldBinding = try FrozenRealm.binding(for: type, in: old) {
+            for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
+        }
+        let frozen = try source.frozen(at: store.pinned(new))
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
+                                                                            modifications: diff.modifications)
+        return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    private static func position(of key: Int64, in keys: [Int64]) -> Int? {
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key ? low : nil
+    }
+
+    private static func merge(_ keys: [Int64], _ inserted: [Int64]) -> [Int64] {
+        var merged: [Int64] = []
+        merged.reserveCapacity(keys.count + inserted.count)
+        var index = 0
+        for key in inserted {
+            while index < keys.count && keys[index] < key { merged.append(keys[index]); index += 1 }
+            merged.append(key)
+        }
+        merged.append(contentsOf: keys[index...])
+        return merged
     }
 
     /// Whether an element object changed, as this stream counts changes (its key paths, if any).

@@ -4,6 +4,7 @@ struct ResultsSource<T: Object>: CollectionSource {
 
     var observedTables: Set<String>? { query == nil ? [T.className()] : nil }
     var elementType: ObjectBase.Type? { T.self }
+    var holdsEveryObjectInKeyOrder: Bool { query == nil }
 
     func state(at snapshot: Snapshot) throws(FloeError) -> CollectionState? {
         guard let binding = try FrozenRealm.binding(for: T.self, in: snapshot) else { return .keys([]) }
