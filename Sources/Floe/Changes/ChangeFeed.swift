@@ -47,16 +47,27 @@ public enum ChangeFeedOperation: Sendable, Equatable {
 /// A stored value as the change feed carries it: self-contained and `Sendable`; links name
 /// their target by class and primary key.
 public enum FeedValue: Sendable, Hashable {
+    /// No value (nil).
     case null
+    /// A `Bool`.
     case bool(Bool)
+    /// Any integer.
     case int(Int64)
+    /// A `Float`.
     case float(Float)
+    /// A `Double`.
     case double(Double)
+    /// A `String`.
     case string(String)
+    /// A `Data`.
     case data(Data)
+    /// A `Date`.
     case date(Date)
+    /// A `Decimal128`.
     case decimal128(Decimal128)
+    /// An `ObjectId`.
     case objectId(ObjectId)
+    /// A `UUID`.
     case uuid(UUID)
     /// A link to the object of `className` whose primary key (or object key) is `key`.
     case link(className: String, key: PrimaryKeyValue)
@@ -85,6 +96,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
     /// feed was made wait here until read.
     let memory: CommitQueue?
 
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> Iterator {
         Iterator(store: store, history: first, index: 1, nextVersion: since + 1, memory: memory)
     }

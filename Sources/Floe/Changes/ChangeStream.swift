@@ -15,7 +15,9 @@ public protocol ChangeStream: Sendable {
 public struct ChangeStreamID: Sendable, Hashable {
     let channel: any SkippableChannel
 
+    /// Whether two identities belong to copies of one stream.
     public static func == (lhs: ChangeStreamID, rhs: ChangeStreamID) -> Bool { lhs.channel === rhs.channel }
+    /// Hashes the stream's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(channel)) }
 }
 

@@ -47,9 +47,13 @@ public struct CollectionChangeWithKeys<C: Sendable>: Sendable {
 /// if case .int(let id) = key { print("dog \(id)") }
 /// ```
 public enum PrimaryKeyValue: Sendable, Hashable, CustomStringConvertible {
+    /// An integer primary key.
     case int(Int)
+    /// A string primary key.
     case string(String)
+    /// An `ObjectId` primary key.
     case objectId(ObjectId)
+    /// A `UUID` primary key.
     case uuid(UUID)
     /// An optional primary key holding nil.
     case null

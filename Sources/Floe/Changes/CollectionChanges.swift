@@ -18,8 +18,10 @@ public struct CollectionChanges<C: Sendable>: AsyncSequence, ChangeStream {
     /// The same stream with the deleted objects' keys.
     public let withDeletedKeys: CollectionChangesWithKeys<C>
 
+    /// This stream's identity, shared by its copies.
     public var changeStreamID: ChangeStreamID { withDeletedKeys.changeStreamID }
 
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> ChangeStreamIterator<Element> {
         let next = withDeletedKeys.nextElement
         return ChangeStreamIterator { await next()?.change }
@@ -38,6 +40,7 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     public typealias Failure = Never
 
     let nextElement: @Sendable () async -> CollectionChangeWithKeys<C>?
+    /// This stream's identity, shared by its copies.
     public let changeStreamID: ChangeStreamID
 
     init<Source: CollectionSource>(channel: ChangeChannel<CollectionDiffer<Source>>) where Source.FrozenCollection == C {
@@ -45,6 +48,7 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
         changeStreamID = ChangeStreamID(channel: channel)
     }
 
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> ChangeStreamIterator<Element> {
         ChangeStreamIterator(nextElement: nextElement)
     }

@@ -38,8 +38,10 @@ public struct MapChanges<Key: Hashable & Comparable & Sendable, Value: _Persista
 
     let channel: ChangeChannel<MapDiffer<Key, Value>>
 
+    /// This stream's identity, shared by its copies.
     public var changeStreamID: ChangeStreamID { ChangeStreamID(channel: channel) }
 
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> Iterator {
         Iterator(channel: channel)
     }

@@ -53,8 +53,10 @@ public struct ObjectChanges<T: ObjectBase>: AsyncSequence, ChangeStream {
 
     let channel: ChangeChannel<ObjectDiffer<T>>
 
+    /// This stream's identity, shared by its copies.
     public var changeStreamID: ChangeStreamID { ChangeStreamID(channel: channel) }
 
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> ChangeStreamIterator<Element> {
         let channel = self.channel
         return ChangeStreamIterator { await channel.next() }

@@ -25,8 +25,10 @@ public struct RealmChanges: AsyncSequence, ChangeStream {
 
     let channel: ChangeChannel<RealmDiffer>
 
+    /// This stream's identity, shared by its copies.
     public var changeStreamID: ChangeStreamID { ChangeStreamID(channel: channel) }
 
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> ChangeStreamIterator<RealmChange> {
         let channel = self.channel
         return ChangeStreamIterator { await channel.next() }

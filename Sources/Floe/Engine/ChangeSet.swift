@@ -22,14 +22,17 @@
         /// The table was created or removed, or its columns changed: positions may not compare.
         public var structureChanged = false
 
+        /// Whether the table has no changes.
         public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty && !structureChanged }
     }
 
     /// Changes by table name (names survive migrations' reordering of tables).
     public var tables: [String: TableChanges] = [:]
 
+    /// No changes.
     public init() {}
 
+    /// Whether no table has changes.
     public var isEmpty: Bool { tables.values.allSatisfy(\.isEmpty) }
 
     mutating func recordInsert(table: String, key: Int64) {
@@ -81,6 +84,7 @@
 /// A commit as change observers see it: its version, the new version's (unpinned) snapshot,
 /// and what it changed.
 @_spi(Engine) public struct CommittedChanges: Sendable {
+    /// The version the commit made.
     public let version: UInt64
     /// The committed version. It does not pin the version: an observer keeps it only until the
     /// next commit it hears of.

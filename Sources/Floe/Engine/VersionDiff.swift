@@ -11,6 +11,7 @@
 /// changes.tables["Dog"]?.inserted
 /// ```
 @_spi(Engine) public enum VersionDiff {
+    /// The changes that turn `old`'s objects into `new`'s.
     public static func changes(from old: GroupNode, to new: GroupNode) throws(FloeError) -> ChangeSet {
         var result = ChangeSet()
         var oldTables: [String: NodeRef<TableNode>] = [:]
