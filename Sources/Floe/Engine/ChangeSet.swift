@@ -81,6 +81,43 @@
     }
 }
 
+/// A write transaction's changes in the order it made them: cheap to append (no hashing
+/// per cell), turned into a ``ChangeSet`` at commit when observers want one.
+struct ChangeLog {
+    enum Entry {
+        case insert(String, Int64)
+        case write(String, Int64, Int)
+        case delete(String, Int64)
+        /// Every object of the table, then under `root`, deleted at once.
+        case deleteAll(String, NodeRef<ClusterNode>?)
+        case structure(String)
+    }
+
+    private(set) var entries: [Entry] = []
+
+    mutating func append(_ entry: Entry) {
+        entries.append(entry)
+    }
+
+    func changeSet() throws(FloeError) -> ChangeSet {
+        var changes = ChangeSet()
+        for entry in entries {
+            switch entry {
+            case .insert(let table, let key): changes.recordInsert(table: table, key: key)
+            case .write(let table, let key, let column): changes.recordWrite(table: table, key: key, column: column)
+            case .delete(let table, let key): changes.recordDelete(table: table, key: key)
+            case .structure(let table): changes.recordStructureChange(table: table)
+            case .deleteAll(let table, let root):
+                try ClusterTree.forEachLeaf(in: root) { leaf in
+                    for key in leaf.keys { changes.recordDelete(table: table, key: key) }
+                    return true
+                }
+            }
+        }
+        return changes
+    }
+}
+
 /// A commit as change observers see it: its version, the new version's (unpinned) snapshot,
 /// and what it changed.
 @_spi(Engine) public struct CommittedChanges: Sendable {

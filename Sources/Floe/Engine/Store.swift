@@ -307,7 +307,7 @@ import Synchronization
             return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
         for listener in listeners { listener.yield(version) }
-        notify(observers, version: version, root: transaction.group, changes: transaction.changes)
+        notify(observers, version: version, root: transaction.group, changes: observers.isEmpty ? nil : try? transaction.changeLog.changeSet())
         if !deferringSync || file == nil || options.durability != .full {
             // Synced by the append (or nothing to sync): durable, and so is every commit before it.
             groupCommit.markDurable(upTo: version)

@@ -25,8 +25,9 @@
     private(set) var isOpen = true
     /// Bumped by every change (see ``VersionReading/mutationCount``).
     public private(set) var mutationCount = 0
-    /// What this transaction inserted, deleted and wrote, for change observers.
-    public private(set) var changes = ChangeSet()
+    /// What this transaction inserted, deleted and wrote, for change observers (appended per
+    /// change, turned into a ``ChangeSet`` at commit only when someone observes).
+    private(set) var changeLog = ChangeLog()
 
     init(store: Store, baseVersion: UInt64, base: GroupNode) {
         self.store = store
@@ -84,7 +85,7 @@
         mutationCount &+= 1
         if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
         group.tables.append(NodeRef(TableNode(spec: spec)))
-        changes.recordStructureChange(table: spec.name)
+        changeLog.append(.structure(spec.name))
         return TableHandle(index: group.tables.count - 1, name: spec.name)
     }
 
@@ -125,7 +126,7 @@
         context.drop(group.tables[table.index])
         context.drop(node.root)
         group.tables.remove(at: table.index)
-        changes.recordStructureChange(table: node.spec.name)
+        changeLog.append(.structure(node.spec.name))
     }
 
     /// Adds a column; existing objects get null, the type's default, or an empty collection.
@@ -144,7 +145,7 @@
         }
         node.spec.columns.append(column)
         node.indexRoots.append(nil)
-        changes.recordStructureChange(table: node.spec.name)
+        changeLog.append(.structure(node.spec.name))
         let fill = column.isNullable || column.type == .mixed || column.type == .link ? Value.null : Value.defaultValue(for: column.type)
         var keys: [Int64] = []
         node.root = try ClusterTree.updateEveryLeaf(root: node.root, context: context) { leaf in
@@ -165,7 +166,7 @@
         let node = try mutableTable(table)
         guard let index = node.spec.columnIndex(named: name) else { throw .noSuchColumn(table: node.spec.name, column: name) }
         node.spec.columns.remove(at: index)
-        changes.recordStructureChange(table: node.spec.name)
+        changeLog.append(.structure(node.spec.name))
         context.drop(node.indexRoots[index])
         node.indexRoots.remove(at: index)
         let context = self.context
@@ -183,7 +184,7 @@
         if node.spec.columnIndex(named: newName) != nil { throw .duplicateColumn(table: node.spec.name, column: newName) }
         try TableSpec.validateName(newName, kind: "column '\(node.spec.name).\(newName)'", limit: TableSpec.maximumColumnNameLength)
         node.spec.columns[index].name = newName
-        changes.recordStructureChange(table: node.spec.name)
+        changeLog.append(.structure(node.spec.name))
     }
 
     // MARK: Objects
@@ -232,7 +233,7 @@
         }
         node.root = try ClusterTree.insert(key: key, row: row, table: node.spec, into: node.root, context: context)
         node.count += 1
-        changes.recordInsert(table: node.spec.name, key: key)
+        changeLog.append(.insert(node.spec.name, key))
         if key >= node.nextKey { node.nextKey = key == .max ? .max : key + 1 }
         for index in columns.indices where columns[index].hasSearchIndex {
             node.indexRoots[index] = try SearchIndex.insert(key, for: row[index], into: node.indexRoots[index], context: context)
@@ -255,7 +256,7 @@
             throw .noSuchObject(table: node.spec.name, key: key)
         }
         node.root = root
-        changes.recordWrite(table: node.spec.name, key: key, column: column)
+        changeLog.append(.write(node.spec.name, key, column))
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
         if spec.type == .link {
@@ -307,7 +308,7 @@
         node.root = root
         guard removed else { return false }
         node.count -= 1
-        changes.recordDelete(table: node.spec.name, key: key)
+        changeLog.append(.delete(node.spec.name, key))
         for (column, value) in zip(indexed, indexedValues) {
             node.indexRoots[column] = try SearchIndex.remove(key, for: value, from: node.indexRoots[column], context: context)
         }
@@ -324,7 +325,7 @@
     public func removeAllObjects(from table: TableHandle) throws(FloeError) {
         try requireOpen()
         let node = try mutableTable(table)
-        for key in try objectKeys(in: table) { changes.recordDelete(table: node.spec.name, key: key) }
+        changeLog.append(.deleteAll(node.spec.name, node.root))
         context.drop(node.root)
         node.root = nil
         node.count = 0
@@ -519,7 +520,7 @@
             throw .noSuchObject(table: node.spec.name, key: key)
         }
         node.root = root
-        changes.recordWrite(table: node.spec.name, key: key, column: column)
+        changeLog.append(.write(node.spec.name, key, column))
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
         let newRoot = try change(spec, node.spec.name, columnNode.storage.collections[row])
