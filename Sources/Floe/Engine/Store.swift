@@ -34,13 +34,16 @@ import Synchronization
         var isClosed = false
         var listeners: [UInt64: AsyncStream<UInt64>.Continuation] = [:]
         var nextListener: UInt64 = 0
+        var commitObservers: [UInt64: CommitObserver] = [:]
+        /// The file's newest commit record, changed with `file` and `version` (for history reads).
+        var newestRecord: CommitRecord?
     }
 
     private init(path: String, options: StoreOptions, isInMemory: Bool, file: StorageFile?, root: GroupNode, version: UInt64) {
         self.path = path
         self.options = options
         self.isInMemory = isInMemory
-        let state = Locked(State(root: root, version: version, file: file))
+        let state = Locked(State(root: root, version: version, file: file, newestRecord: file?.lastCommit))
         self.state = state
         // Weakly: a sync round still running must not keep a closed store's file open.
         groupCommit = GroupCommit(durableVersion: version) { [weak state] in state?.withLock { ($0.version, $0.file) } ?? (.max, nil) }
@@ -48,10 +51,11 @@ import Synchronization
     }
 
     deinit {
-        let file = state.withLock { state in
+        let (file, observers) = state.withLock { state in
             for listener in state.listeners.values { listener.finish() }
-            return state.file
+            return (state.file, Array(state.commitObservers.values))
         }
+        for observer in observers { observer(nil) }
         // Snapshots that outlive the store still read through the file, so it stays open; but
         // no one can write through it any more, so its lock goes and the path opens again.
         file?.retire()
@@ -175,14 +179,16 @@ import Synchronization
     }
 
     private func publish(root: GroupNode, version: UInt64, file: StorageFile) {
-        let listeners = state.withLock { state in
+        let (listeners, observers) = state.withLock { state in
             state.root = root
             state.version = version
             state.file = file
+            state.newestRecord = file.lastCommit
             publishedVersion.store(version, ordering: .releasing)
-            return Array(state.listeners.values)
+            return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
         for listener in listeners { listener.yield(version) }
+        notify(observers, version: version, root: root, changes: nil)
     }
 
     /// A snapshot of the newest version. O(1); pins the version until the snapshot is released.
@@ -312,13 +318,15 @@ import Synchronization
             var none: ChunkBuilder?
             _ = groupRef.persist(into: &none)
         }
-        let listeners = state.withLock { state in
+        let (listeners, observers) = state.withLock { state in
             state.root = transaction.group
             state.version = version
+            state.newestRecord = file?.lastCommit
             publishedVersion.store(version, ordering: .releasing)
-            return Array(state.listeners.values)
+            return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
         for listener in listeners { listener.yield(version) }
+        notify(observers, version: version, root: transaction.group, changes: observers.isEmpty ? nil : try? transaction.changeLog.changeSet())
         if !deferringSync || file == nil || options.durability != .full {
             // Synced by the append (or nothing to sync): durable, and so is every commit before it.
             groupCommit.markDurable(upTo: version)
@@ -383,6 +391,7 @@ import Synchronization
         let version = state.withLock { state in
             state.file = copy
             state.root = root
+            state.newestRecord = copy.lastCommit
             return state.version
         }
         // Snapshots taken before still read the old file's nodes: retire it, do not close it.
@@ -412,13 +421,16 @@ import Synchronization
 
     /// Closes the store: later operations throw ``FloeError/closed(path:)`` and the file's lock is released.
     public func close() {
-        let (file, listeners) = state.withLock { state -> (StorageFile?, [AsyncStream<UInt64>.Continuation]) in
+        let (file, listeners, observers) = state.withLock { state -> (StorageFile?, [AsyncStream<UInt64>.Continuation], [CommitObserver]) in
             state.isClosed = true
             let listeners = Array(state.listeners.values)
             state.listeners = [:]
-            return (state.file, listeners)
+            let observers = Array(state.commitObservers.values)
+            state.commitObservers = [:]
+            return (state.file, listeners, observers)
         }
         for listener in listeners { listener.finish() }
+        for observer in observers { observer(nil) }
         file?.close()
         let forget = { (registry: inout [String: WeakStore], key: String) in
             if registry[key]?.store === self { registry[key] = nil }

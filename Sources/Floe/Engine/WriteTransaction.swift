@@ -25,6 +25,9 @@
     private(set) var isOpen = true
     /// Bumped by every change (see ``VersionReading/mutationCount``).
     public private(set) var mutationCount = 0
+    /// What this transaction inserted, deleted and wrote, for change observers (appended per
+    /// change, turned into a ``ChangeSet`` at commit only when someone observes).
+    private(set) var changeLog = ChangeLog()
 
     init(store: Store, baseVersion: UInt64, base: GroupNode) {
         self.store = store
@@ -82,6 +85,7 @@
         mutationCount &+= 1
         if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
         group.tables.append(NodeRef(TableNode(spec: spec)))
+        changeLog.append(.structure(spec.name))
         return TableHandle(index: group.tables.count - 1, name: spec.name)
     }
 
@@ -122,6 +126,7 @@
         context.drop(group.tables[table.index])
         context.drop(node.root)
         group.tables.remove(at: table.index)
+        changeLog.append(.structure(node.spec.name))
     }
 
     /// Adds a column; existing objects get null, the type's default, or an empty collection.
@@ -140,6 +145,7 @@
         }
         node.spec.columns.append(column)
         node.indexRoots.append(nil)
+        changeLog.append(.structure(node.spec.name))
         let fill = column.isNullable || column.type == .mixed || column.type == .link ? Value.null : Value.defaultValue(for: column.type)
         var keys: [Int64] = []
         node.root = try ClusterTree.updateEveryLeaf(root: node.root, context: context) { leaf in
@@ -160,6 +166,7 @@
         let node = try mutableTable(table)
         guard let index = node.spec.columnIndex(named: name) else { throw .noSuchColumn(table: node.spec.name, column: name) }
         node.spec.columns.remove(at: index)
+        changeLog.append(.structure(node.spec.name))
         context.drop(node.indexRoots[index])
         node.indexRoots.remove(at: index)
         let context = self.context
@@ -177,6 +184,7 @@
         if node.spec.columnIndex(named: newName) != nil { throw .duplicateColumn(table: node.spec.name, column: newName) }
         try TableSpec.validateName(newName, kind: "column '\(node.spec.name).\(newName)'", limit: TableSpec.maximumColumnNameLength)
         node.spec.columns[index].name = newName
+        changeLog.append(.structure(node.spec.name))
     }
 
     // MARK: Objects
@@ -225,6 +233,7 @@
         }
         node.root = try ClusterTree.insert(key: key, row: row, table: node.spec, into: node.root, context: context)
         node.count += 1
+        changeLog.append(.insert(node.spec.name, key))
         if key >= node.nextKey { node.nextKey = key == .max ? .max : key + 1 }
         for index in columns.indices where columns[index].hasSearchIndex {
             node.indexRoots[index] = try SearchIndex.insert(key, for: row[index], into: node.indexRoots[index], context: context)
@@ -247,6 +256,7 @@
             throw .noSuchObject(table: node.spec.name, key: key)
         }
         node.root = root
+        changeLog.append(.write(node.spec.name, key, column))
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
         if spec.type == .link {
@@ -298,6 +308,7 @@
         node.root = root
         guard removed else { return false }
         node.count -= 1
+        changeLog.append(.delete(node.spec.name, key))
         for (column, value) in zip(indexed, indexedValues) {
             node.indexRoots[column] = try SearchIndex.remove(key, for: value, from: node.indexRoots[column], context: context)
         }
@@ -314,6 +325,7 @@
     public func removeAllObjects(from table: TableHandle) throws(FloeError) {
         try requireOpen()
         let node = try mutableTable(table)
+        changeLog.append(.deleteAll(node.spec.name, node.root))
         context.drop(node.root)
         node.root = nil
         node.count = 0
@@ -508,6 +520,7 @@
             throw .noSuchObject(table: node.spec.name, key: key)
         }
         node.root = root
+        changeLog.append(.write(node.spec.name, key, column))
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
         let newRoot = try change(spec, node.spec.name, columnNode.storage.collections[row])

@@ -86,6 +86,9 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPredicate(predicate: String, position: Int, token: String, reason: String)
     /// A key path in a query or sort does not name a usable property of the class.
     case invalidKeyPath(className: String, keyPath: String, reason: String)
+    /// The file no longer holds this version (compaction kept only later ones), or it is newer
+    /// than the newest commit: names the versions it does hold.
+    case versionUnavailable(path: String, version: UInt64, oldest: UInt64, newest: UInt64)
 
     public var description: String {
         switch self {
@@ -157,6 +160,10 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid predicate '\(predicate)' at position \(position) ('\(token)'): \(reason)."
         case .invalidKeyPath(let className, let keyPath, let reason):
             return "Invalid key path '\(keyPath)' on \(className): \(reason)."
+        case .versionUnavailable(let path, let version, let oldest, let newest):
+            return version > newest
+                ? "Version \(version) of '\(path)' has not been committed yet: the newest is \(newest)."
+                : "Version \(version) of '\(path)' is no longer held (compacted away): the file holds versions \(oldest) to \(newest)."
         case .cyclicValue(let className):
             return "Cannot create a \(className) from a cyclic value: it links back to an object being copied (or nests objects more than 100 levels deep). Add the objects with add(_:) instead, which keeps cycles."
         }

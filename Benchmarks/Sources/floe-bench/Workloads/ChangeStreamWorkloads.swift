@@ -1,0 +1,113 @@
+import Floe
+import Foundation
+import Synchronization
+
+/// N: change streams (the design's C1 and its cost targets). N1: from the end of a one-dog
+/// write's closure (the commit follows) to the change in the hands of a consumer task waiting
+/// on the dog's stream, p50 over 1,000 round trips. N2: the same for the results of 100k dogs
+/// when each write changes 1% of them (the consumer gets the update with its diff). N3: the writer's cost of a one-dog commit
+/// while 1,000 streams observe the table, against the same commit with none. No peer: GRDB
+/// re-fetches and leaves diffing to its user.
+enum ChangeStreamWorkloads {
+    static let roundTrips = 1_000
+    static let dogs = 100_000
+    static let observers = 1_000
+
+    static func run(fixtures: Fixtures, reporter: Reporter) async throws {
+        let scratch = fixtures.scratch
+        let name = "streams.floe"
+        scratch.remove(name)
+        defer { scratch.remove(name) }
+        let realm = try await RealmDogs.open(at: scratch.file(name), durability: .none)
+        try await RealmDogs.add(count: dogs, to: realm)
+
+        let objectStream = try await realm.read { realm in try realm.object(ofType: RealmDog.self, forPrimaryKey: 7)!.changes }
+        let objectLatency = try await roundTrips(realm: realm, stream: objectStream)
+        reporter.add(ReportLine(
+            workload: "N1 (C1) commit → object change at a consumer, p50 (p90)",
+            floe: "\(Format.duration(nanoseconds: objectLatency.median)) (\(Format.duration(nanoseconds: objectLatency.percentile(90))))",
+            target: "p50 ≤ 100 µs", verdict: objectLatency.median <= 100_000 ? .met : .missed))
+
+        let resultsStream = try await realm.read { realm in try realm.objects(RealmDog.self).changes }
+        let resultsLatency = try await roundTrips(realm: realm, stream: resultsStream, skipFirst: true, changing: dogs / 100, rounds: 200)
+        // The same write's commit alone, without the stream: what the diff and delivery add is the difference.
+        withExtendedLifetime(resultsStream) {}
+        var commitAlone = Samples()
+        for round in 0..<200 { commitAlone.append(Double(try await realm.timedCommit(changing: dogs / 100, age: round))) }
+        let diffCost = resultsLatency.median - commitAlone.median
+        reporter.add(ReportLine(
+            workload: "N2 commit of 1% of 100k dogs → results update at a consumer, p50 (the commit alone)",
+            floe: "\(Format.duration(nanoseconds: resultsLatency.median)) (\(Format.duration(nanoseconds: commitAlone.median)))",
+            target: "diff ≤ 2 ms", verdict: diffCost <= 2_000_000 ? .met : .missed))
+
+        let alone = try await commitCost(realm: realm)
+        let streams = try await realm.read { realm in
+            try (0..<observers).map { try realm.object(ofType: RealmDog.self, forPrimaryKey: $0)!.changes }
+        }
+        let observed = try await commitCost(realm: realm)
+        withExtendedLifetime(streams) {}
+        reporter.add(ReportLine(
+            workload: "N3 one-dog commit with 1,000 streams on the table, p50 (with none)",
+            floe: "\(Format.duration(nanoseconds: observed.median)) (\(Format.duration(nanoseconds: alone.median)))",
+            target: "≤ 1 ms per commit", verdict: observed.median <= 1_000_000 ? .met : .missed))
+    }
+
+    /// Nanoseconds from the end of each write's closure to the consumer holding the change.
+    private static func roundTrips<S: AsyncSequence & Sendable>(realm: Realm, stream: S, skipFirst: Bool = false, changing count: Int = 1,
+                                                                rounds: Int = roundTrips) async throws -> Samples where S.Element: Sendable {
+        let committedAt = Atomic<UInt64>(0)
+        let (received, receiver) = AsyncStream<UInt64>.makeStream()
+        let consumer = Task {
+            var first = skipFirst
+            var iterator = stream.makeAsyncIterator()
+            while let _ = try? await iterator.next() {
+                let now = Clocks.wallNanoseconds()
+                if first { first = false; continue }
+                receiver.yield(now - committedAt.load(ordering: .acquiring))
+            }
+            receiver.finish()
+        }
+        var latencies = Samples()
+        var acknowledgements = received.makeAsyncIterator()
+        for round in 0..<rounds {
+            try await realm.write { realm in
+                for index in 0..<count { realm.object(ofType: RealmDog.self, forPrimaryKey: 7 + index * 100)!.age = round }
+                committedAt.store(Clocks.wallNanoseconds(), ordering: .releasing)
+            }
+            guard let latency = await acknowledgements.next() else { throw BenchmarkFailure("the stream ended early") }
+            latencies.append(Double(latency))
+        }
+        consumer.cancel()
+        return latencies
+    }
+
+    /// Nanoseconds per one-dog write (closure and commit, on the actor).
+    private static func commitCost(realm: Realm) async throws -> Samples {
+        var costs = Samples()
+        for round in 0..<roundTrips {
+            let cost = try await realm.timedWrite(dog: 11, age: round)
+            costs.append(Double(cost))
+        }
+        return costs
+    }
+}
+
+extension Realm {
+    /// The commit of a write setting `age` on `count` dogs, timed inside the actor (the
+    /// closure's own work is left out, as in the round trips).
+    fileprivate func timedCommit(changing count: Int, age: Int) throws -> UInt64 {
+        var start: UInt64 = 0
+        try write {
+            for index in 0..<count { object(ofType: RealmDog.self, forPrimaryKey: 7 + index * 100)!.age = age }
+            start = Clocks.wallNanoseconds()
+        }
+        return Clocks.wallNanoseconds() - start
+    }
+
+    /// One write timed inside the actor, so that only the write and its commit count.
+    fileprivate func timedWrite(dog id: Int, age: Int) throws -> UInt64 {
+        let start = Clocks.wallNanoseconds()
+        try write { object(ofType: RealmDog.self, forPrimaryKey: id)!.age = age }
+        return Clocks.wallNanoseconds() - start
+    }
+}

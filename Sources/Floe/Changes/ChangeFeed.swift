@@ -1,0 +1,328 @@
+import Foundation
+
+/// One committed transaction, as the change feed reports it.
+///
+/// ```swift
+/// for try await transaction in try realm.changeFeed(since: lastSeen) {
+///     for object in transaction.objects { print(transaction.version, object.className, object.key, object.operation) }
+///     lastSeen = transaction.version
+/// }
+/// ```
+public struct ChangeFeedTransaction: Sendable {
+    /// The version the transaction committed.
+    public let version: UInt64
+    /// Each object it created, changed or deleted: by class, then deletions, insertions and
+    /// updates, each in key order.
+    public let objects: [ChangeFeedObject]
+}
+
+/// One object's change in a ``ChangeFeedTransaction``.
+public struct ChangeFeedObject: Sendable, Equatable {
+    /// The object's class (as stored: the class name).
+    public let className: String
+    /// Its primary key, or its object key for classes without one (embedded objects included).
+    public let key: PrimaryKeyValue
+    /// What happened to it.
+    public let operation: ChangeFeedOperation
+}
+
+/// What a transaction did to one object.
+///
+/// ```swift
+/// switch object.operation {
+/// case .insert(let values): print("new", values)
+/// case .update(let values): print("changed", values.keys.sorted())
+/// case .delete: print("gone")
+/// }
+/// ```
+public enum ChangeFeedOperation: Sendable, Equatable {
+    /// Created, with every stored property's value (by persisted name).
+    case insert([String: FeedValue])
+    /// Changed: the properties whose values differ from the previous version, with their new values.
+    case update([String: FeedValue])
+    /// Deleted.
+    case delete
+}
+
+/// A stored value as the change feed carries it: self-contained and `Sendable`; links name
+/// their target by class and primary key.
+public enum FeedValue: Sendable, Hashable {
+    /// No value (nil).
+    case null
+    /// A `Bool`.
+    case bool(Bool)
+    /// Any integer.
+    case int(Int64)
+    /// A `Float`.
+    case float(Float)
+    /// A `Double`.
+    case double(Double)
+    /// A `String`.
+    case string(String)
+    /// A `Data`.
+    case data(Data)
+    /// A `Date`.
+    case date(Date)
+    /// A `Decimal128`.
+    case decimal128(Decimal128)
+    /// An `ObjectId`.
+    case objectId(ObjectId)
+    /// A `UUID`.
+    case uuid(UUID)
+    /// A link to the object of `className` whose primary key (or object key) is `key`.
+    case link(className: String, key: PrimaryKeyValue)
+    /// A list's or a set's elements, or a mixed value's nested list.
+    case list([FeedValue])
+    /// A map's entries, or a mixed value's nested dictionary.
+    case dictionary([String: FeedValue])
+}
+
+/// Every committed transaction after a version, in order, never coalesced: a consumer that
+/// falls behind reads the versions it missed back from the file. It waits for new commits
+/// when it has caught up, and ends when the task iterating it is cancelled or the file closes.
+///
+/// ```swift
+/// let feed = try realm.changeFeed(since: 0)
+/// for try await transaction in feed { print(transaction.version, transaction.objects.count) }
+/// ```
+public struct ChangeFeed: AsyncSequence, Sendable {
+    public typealias Element = ChangeFeedTransaction
+    public typealias Failure = FloeError
+
+    let store: Store
+    let since: UInt64
+    let first: VersionHistory
+    /// In memory there is no file to read missed versions back from: the commits since the
+    /// feed was made wait here until read.
+    let memory: CommitQueue?
+
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(store: store, history: first, index: 1, nextVersion: since + 1, memory: memory)
+    }
+
+    /// Reads the feed's transactions one by one.
+    public struct Iterator: AsyncIteratorProtocol {
+        let store: Store
+        var history: VersionHistory
+        var index: Int
+        var nextVersion: UInt64
+        let memory: CommitQueue?
+        var wakeUps: AsyncStream<UInt64>.Iterator?
+
+        /// The next transaction, read from the file; waits for one when there is none yet.
+        ///
+        /// - Throws: ``FloeError`` when the file no longer holds the next version, or is damaged.
+        public mutating func next() async throws(FloeError) -> ChangeFeedTransaction? {
+            if let memory { return try await memory.next() }
+            while !Task.isCancelled {
+                if index < history.records.count {
+                    let transaction = try ChangeFeedReader.transaction(from: history.snapshot(at: index - 1), to: history.snapshot(at: index))
+                    index += 1
+                    nextVersion = transaction.version + 1
+                    return transaction
+                }
+                if store.currentVersion >= nextVersion {
+                    history = try store.history(from: nextVersion - 1)
+                    index = 1
+                    continue
+                }
+                if wakeUps == nil {
+                    // Subscribed before looking again, so that no commit slips between the two.
+                    wakeUps = store.versions().makeAsyncIterator()
+                    continue
+                }
+                guard await wakeUps!.next() != nil else { return nil }
+            }
+            return nil
+        }
+    }
+}
+
+extension Realm {
+    /// Every transaction committed after `version`, in order, with each object's class, key and
+    /// operation: what change-data-capture and sync follow. Lossless and resumable from any
+    /// version the file still holds (pass the last version you processed).
+    ///
+    /// ```swift
+    /// for try await transaction in try realm.changeFeed(since: checkpoint) {
+    ///     try await upload(transaction)
+    ///     checkpoint = transaction.version
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``FloeError/versionUnavailable(path:version:oldest:newest:)`` when `version` was
+    ///   compacted away or is newer than the newest commit. An in-memory realm has no file to
+    ///   read history from: its feed starts at the current version, and keeps the commits its
+    ///   consumer has not read yet in memory.
+    public nonisolated func changeFeed(since version: UInt64) throws -> ChangeFeed {
+        // In memory, listen first: the version checked is then the one the queue starts from.
+        let memory = store.isInMemory ? try CommitQueue(store: store) : nil
+        if let memory, memory.baseVersion != version {
+            throw FloeError.versionUnavailable(path: store.path, version: version, oldest: memory.baseVersion, newest: memory.baseVersion)
+        }
+        let history = try store.history(from: version)
+        return ChangeFeed(store: store, since: version, first: history, memory: memory)
+    }
+}
+
+/// Turns two versions into the feed's description of the transaction between them.
+enum ChangeFeedReader {
+    static func transaction(from old: Snapshot, to new: Snapshot) throws(FloeError) -> ChangeFeedTransaction {
+        let changes = try VersionDiff.changes(from: old.group, to: new.group)
+        var objects: [ChangeFeedObject] = []
+        for (name, table) in changes.tables.sorted(by: { $0.key < $1.key }) {
+            let oldHandle = try old.tableIfPresent(named: name)
+            let newHandle = try new.tableIfPresent(named: name)
+            if let oldHandle {
+                for key in table.deleted.sorted() {
+                    objects.append(ChangeFeedObject(className: name, key: try identity(key, in: oldHandle, of: old), operation: .delete))
+                }
+            }
+            guard let newHandle else { continue }
+            let spec = try new.spec(of: newHandle)
+            for key in table.inserted.sorted() {
+                let values = try self.values(of: key, columns: Array(spec.columns.indices), in: newHandle, spec: spec, of: new)
+                objects.append(ChangeFeedObject(className: name, key: try identity(key, in: newHandle, of: new), operation: .insert(values)))
+            }
+            for (key, columns) in table.modified.sorted(by: { $0.key < $1.key }) {
+                let values = try self.values(of: key, columns: columns.sorted(), in: newHandle, spec: spec, of: new)
+                objects.append(ChangeFeedObject(className: name, key: try identity(key, in: newHandle, of: new), operation: .update(values)))
+            }
+        }
+        return ChangeFeedTransaction(version: new.version, objects: objects)
+    }
+
+    /// An object's primary key (or object key) at `snapshot`.
+    static func identity(_ key: Int64, in table: TableHandle, of snapshot: Snapshot) throws(FloeError) -> PrimaryKeyValue {
+        let spec = try snapshot.spec(of: table)
+        guard let column = spec.columns.firstIndex(where: \.isPrimaryKey) else { return .objectKey(key) }
+        return PrimaryKeyValue(try snapshot.value(in: table, key: key, column: column)) ?? .objectKey(key)
+    }
+
+    private static func values(of key: Int64, columns: [Int], in table: TableHandle, spec: TableSpec, of snapshot: Snapshot) throws(FloeError) -> [String: FeedValue] {
+        var values: [String: FeedValue] = [:]
+        for column in columns {
+            let columnSpec = spec.columns[column]
+            let target = columnSpec.linkTarget
+            switch columnSpec.collection {
+            case .single:
+                values[columnSpec.name] = try feedValue(try snapshot.value(in: table, key: key, column: column), target: target, in: snapshot)
+            case .map:
+                var entries: [String: FeedValue] = [:]
+                for entry in try snapshot.mapEntries(in: table, key: key, column: column) {
+                    entries[entry.key] = try feedValue(entry.value, target: target, in: snapshot)
+                }
+                values[columnSpec.name] = .dictionary(entries)
+            default:
+                var elements: [FeedValue] = []
+                for element in try snapshot.collectionElements(in: table, key: key, column: column) {
+                    elements.append(try feedValue(element, target: target, in: snapshot))
+                }
+                values[columnSpec.name] = .list(elements)
+            }
+        }
+        return values
+    }
+
+    static func feedValue(_ value: Value, target: String?, in snapshot: Snapshot) throws(FloeError) -> FeedValue {
+        switch value {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .int(let int): return .int(int)
+        case .float(let float): return .float(float)
+        case .double(let double): return .double(double)
+        case .string(let string): return .string(string)
+        case .binary(let bytes): return .data(Data(bytes))
+        case .timestamp(let seconds): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .decimal128: return .decimal128(Decimal128._floeDecode(_FloeValue(value)))
+        case .objectId: return .objectId(ObjectId._floeDecode(_FloeValue(value)))
+        case .uuid: return .uuid(UUID._floeDecode(_FloeValue(value)))
+        case .link(let key): return try link(key, className: target ?? "", in: snapshot)
+        case .typedLink(let table, let key): return try link(key, className: table, in: snapshot)
+        case .list(let elements):
+            var list: [FeedValue] = []
+            for element in elements { list.append(try feedValue(element, target: nil, in: snapshot)) }
+            return .list(list)
+        case .dictionary(let entries):
+            var dictionary: [String: FeedValue] = [:]
+            for entry in entries { dictionary[entry.key] = try feedValue(entry.value, target: nil, in: snapshot) }
+            return .dictionary(dictionary)
+        }
+    }
+
+    private static func link(_ key: Int64, className: String, in snapshot: Snapshot) throws(FloeError) -> FeedValue {
+        guard let table = try snapshot.tableIfPresent(named: className), try snapshot.contains(key, in: table) else {
+            return .link(className: className, key: .objectKey(key))
+        }
+        return .link(className: className, key: try identity(key, in: table, of: snapshot))
+    }
+}
+
+/// The commits of an in-memory store since a feed was made, kept until its consumer reads them.
+final class CommitQueue: Sendable {
+    private struct State {
+        var previous: Snapshot?
+        var pending: [Snapshot] = []
+        var waiter: CheckedContinuation<Void, Never>?
+        var finished = false
+    }
+
+    private let store: Store
+    /// Shared with the store's observer (never the queue itself: the store keeps its observers,
+    /// and the queue must stop observing when its feed goes).
+    private let state = Locked(State())
+    private let observer: UInt64
+    /// The version the queue's first transaction starts from.
+    let baseVersion: UInt64
+
+    init(store: Store) throws(FloeError) {
+        self.store = store
+        let state = self.state
+        let registration = try store.observeCommits { commit in Self.absorb(commit, into: state) }
+        observer = registration.id
+        baseVersion = registration.base.version
+        state.withLock { $0.previous = registration.base }
+    }
+
+    deinit {
+        store.stopObserving(observer)
+    }
+
+    private static func absorb(_ commit: CommittedChanges?, into state: Locked<State>) {
+        let waiter = state.withLock { state in
+            if let commit { state.pending.append(commit.snapshot) } else { state.finished = true }
+            return state.waiter.take()
+        }
+        waiter?.resume()
+    }
+
+    func next() async throws(FloeError) -> ChangeFeedTransaction? {
+        while !Task.isCancelled {
+            let pair: (Snapshot, Snapshot)?? = state.withLock { state in
+                guard !state.pending.isEmpty, let previous = state.previous else { return state.finished ? .some(nil) : nil }
+                let next = state.pending.removeFirst()
+                state.previous = next
+                return (previous, next)
+            }
+            switch pair {
+            case .some(let pair?): return try ChangeFeedReader.transaction(from: pair.0, to: pair.1)
+            case .some(nil): return nil
+            case nil:
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let now = state.withLock { state -> Bool in
+                            if !state.pending.isEmpty || state.finished || Task.isCancelled { return true }
+                            state.waiter = continuation
+                            return false
+                        }
+                        if now { continuation.resume() }
+                    }
+                } onCancel: {
+                    state.withLock { $0.waiter.take() }?.resume()
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,226 @@
+/// The changes of a collection, as a `Sendable` `AsyncSequence` of ``RealmCollectionChange``:
+/// `.initial` first, then an update for each commit that changed it (a slow consumer gets one
+/// update per look, merging the commits it missed). It observes from its creation and ends
+/// when the task iterating it is cancelled, or when the object owning the collection is deleted.
+///
+/// ```swift
+/// let stream = try await realm.read { realm in try realm.objects(Dog.self).changes }
+/// for await change in stream {
+///     if case .update(let dogs, let deletions, let insertions, let modifications) = change {
+///         print(dogs.count, deletions, insertions, modifications)
+///     }
+/// }
+/// ```
+public struct CollectionChanges<C: Sendable>: AsyncSequence, ChangeStream {
+    public typealias Element = RealmCollectionChange<C>
+    public typealias Failure = Never
+
+    /// The same stream with the deleted objects' keys.
+    public let withDeletedKeys: CollectionChangesWithKeys<C>
+
+    /// This stream's identity, shared by its copies.
+    public var changeStreamID: ChangeStreamID { withDeletedKeys.changeStreamID }
+
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
+    public func makeAsyncIterator() -> ChangeStreamIterator<Element> {
+        let next = withDeletedKeys.nextElement
+        return ChangeStreamIterator { await next()?.change }
+    }
+}
+
+/// A collection's changes with each deleted object's key (see ``CollectionChangeWithKeys``).
+///
+/// ```swift
+/// for await detail in try realm.objects(Dog.self).changes.withDeletedKeys {
+///     print(detail.deletedKeys)
+/// }
+/// ```
+public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStream {
+    public typealias Element = CollectionChangeWithKeys<C>
+    public typealias Failure = Never
+
+    let nextElement: @Sendable () async -> CollectionChangeWithKeys<C>?
+    /// This stream's identity, shared by its copies.
+    public let changeStreamID: ChangeStreamID
+
+    init<Source: CollectionSource>(channel: ChangeChannel<CollectionDiffer<Source>>) where Source.FrozenCollection == C {
+        nextElement = { await channel.next() }
+        changeStreamID = ChangeStreamID(channel: channel)
+    }
+
+    /// An iterator over this stream's changes (iterate each stream from one task at a time).
+    public func makeAsyncIterator() -> ChangeStreamIterator<Element> {
+        ChangeStreamIterator(nextElement: nextElement)
+    }
+}
+
+/// A collection's state at one version: object keys (results, linking objects, which hold
+/// each object once) or values (lists and sets, whose links are `.link` values).
+enum CollectionState {
+    case keys([Int64])
+    case values([Value])
+}
+
+/// What one kind of collection tells a ``CollectionDiffer``.
+protocol CollectionSource: Sendable {
+    associatedtype FrozenCollection: Sendable
+    /// The tables whose changes can change the collection (nil: any table, for queries through links).
+    var observedTables: Set<String>? { get }
+    /// The class of the objects the collection holds (nil: values).
+    var elementType: ObjectBase.Type? { get }
+    /// The state at `snapshot`; nil when the collection's owner no longer exists.
+    func state(at snapshot: Snapshot) throws(FloeError) -> CollectionState?
+    /// The collection as `freeze()` gives it, at `snapshot`.
+    func frozen(at snapshot: Snapshot) throws(FloeError) -> FrozenCollection
+    /// Whether the collection is every object of its class in key order (then a commit's
+    /// insertions and deletions alone give the next state).
+    var holdsEveryObjectInKeyOrder: Bool { get }
+}
+
+extension CollectionSource {
+    var holdsEveryObjectInKeyOrder: Bool { false }
+}
+
+/// Turns commits into one collection's changes.
+struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
+    let source: Source
+    let store: Store
+    let filter: KeyPathFilter?
+    var previous: CollectionState?
+
+    var observedTables: Set<String>? {
+        guard let tables = source.observedTables else { return nil }
+        return tables.union(filter?.classNames ?? [])
+    }
+
+    mutating func initial(at base: Snapshot) throws(FloeError) -> CollectionChangeWithKeys<Source.FrozenCollection>? {
+        guard let state = try source.state(at: base) else { return nil }
+        previous = state
+        return CollectionChangeWithKeys(change: .initial(try source.frozen(at: store.pinned(base))), deletedKeys: [])
+    }
+
+    mutating func rebase(to base: Snapshot) throws(FloeError) {
+        previous = try source.state(at: base)
+    }
+
+    mutating func diff(from old: Snapshot, to new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        if source.holdsEveryObjectInKeyOrder, filter == nil, let changes, case .keys(let keys)? = previous, let type = source.elementType,
+           changes.tables[type.className()]?.structureChanged != true {
+            return try keyOrderedDiff(keys, type: type, from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges())
+        }
+        guard let next = try source.state(at: new) else { return (nil, true) }
+        var before = previous
+        if before == nil { before = try source.state(at: old) }
+        guard let before else { return (nil, true) }
+        previous = next
+        let elementClass = source.elementType?.className()
+        let tableChanges = elementClass.flatMap { changes?.tables[$0] }
+        let replaced = tableChanges.map { $0.deleted.intersection($0.inserted) } ?? []
+        let modified = try modifiedKeys(old: old, new: new, changes: changes)
+        let diff: CollectionDiff
+        var deletedKeys: [PrimaryKeyValue] = []
+        var oldBinding: TableBinding?
+        if let type = source.elementType { oldBinding = try FrozenSource.binding(for: type, in: old) }
+        switch (before, next) {
+        case (.keys(let oldKeys), .keys(let newKeys)):
+            diff = CollectionDiff.keyed(old: oldKeys, new: newKeys, replaced: replaced) { modified($0) }
+            if let oldBinding {
+                for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
+            }
+        case (.values(let oldValues), .values(let newValues)):
+            diff = CollectionDiff.unkeyed(old: oldValues, new: newValues) { value in
+                if case .link(let key) = value { return modified(key) }
+                return false
+            }
+            if let oldBinding {
+                for position in diff.deletions {
+                    if case .link(let key) = oldValues[position] { deletedKeys.append(try PrimaryKeyValue.of(key, binding: oldBinding, in: old)) }
+                }
+            }
+        default:
+            return (nil, false)
+        }
+        guard !diff.isEmpty else { return (nil, false) }
+        let frozen = try source.frozen(at: store.pinned(new))
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
+                                                                  modifications: diff.modifications)
+        return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    /// The diff of every object of a class in key order, from what the commits touched alone:
+    /// O(k log N) for k touched objects, besides copying the keys when objects come or go.
+    private mutating func keyOrderedDiff(_ oldKeys: [Int64], type: ObjectBase.Type, from old: Snapshot, to new: Snapshot,
+                                         changes: ChangeSet.TableChanges) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        var newKeys = oldKeys
+        if !changes.deleted.isEmpty { newKeys.removeAll { changes.deleted.contains($0) } }
+        if !changes.inserted.isEmpty { newKeys = Self.merge(newKeys, changes.inserted.sorted()) }
+        var diff = CollectionDiff()
+        diff.deletions = changes.deleted.compactMap { Self.position(of: $0, in: oldKeys) }.sorted()
+        diff.insertions = changes.inserted.compactMap { Self.position(of: $0, in: newKeys) }.sorted()
+        diff.modifications = changes.modified.keys.compactMap { Self.position(of: $0, in: oldKeys) }.sorted()
+        previous = .keys(newKeys)
+        guard !diff.isEmpty else { return (nil, false) }
+        var deletedKeys: [PrimaryKeyValue] = []
+        if let oldBinding = try FrozenSource.binding(for: type, in: old) {
+            for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
+        }
+        let frozen = try source.frozen(at: store.pinned(new))
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
+                                                                            modifications: diff.modifications)
+        return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    private static func position(of key: Int64, in keys: [Int64]) -> Int? {
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key ? low : nil
+    }
+
+    private static func merge(_ keys: [Int64], _ inserted: [Int64]) -> [Int64] {
+        var merged: [Int64] = []
+        merged.reserveCapacity(keys.count + inserted.count)
+        var index = 0
+        for key in inserted {
+            while index < keys.count && keys[index] < key { merged.append(keys[index]); index += 1 }
+            merged.append(key)
+        }
+        merged.append(contentsOf: keys[index...])
+        return merged
+    }
+
+    /// Whether an element object changed, as this stream counts changes (its key paths, if any).
+    private func modifiedKeys(old: Snapshot, new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (Int64) -> Bool {
+        guard let type = source.elementType else { return { _ in false } }
+        let className = type.className()
+        guard let changes else {
+            // Unknown changes (another process's commits): compare the stored rows.
+            guard let oldBinding = try FrozenSource.binding(for: type, in: old), let newBinding = try FrozenSource.binding(for: type, in: new) else { return { _ in false } }
+            return { key in
+                ((try? old.row(in: oldBinding.table, key: key)) ?? []) != ((try? new.row(in: newBinding.table, key: key)) ?? [])
+            }
+        }
+        if let filter {
+            return { key in !((try? filter.touchedProperties(of: key, old: old, new: new, changes: changes)) ?? []).isEmpty }
+        }
+        let modified = changes.tables[className]?.modified ?? [:]
+        return { modified[$0] != nil }
+    }
+}
+
+extension ChangeChannel {
+    /// A collection stream's channel, its key paths checked against the element class.
+    static func collection<Source: CollectionSource>(_ source: Source, store: Store, keyPaths: [String]?, kind: String) throws(FloeError) -> ChangeChannel<CollectionDiffer<Source>> where Differ == CollectionDiffer<Source> {
+        var filter: KeyPathFilter?
+        if let keyPaths {
+            guard let type = source.elementType else {
+                throw .invalidKeyPath(className: kind, keyPath: keyPaths.joined(separator: ", "), reason: "a collection of values has no properties to watch")
+            }
+            filter = try KeyPathFilter(schema: SchemaDiscovery.schema(for: type), keyPaths: keyPaths)
+        }
+        let differ = CollectionDiffer(source: source, store: store, filter: filter, previous: nil)
+        return try ChangeChannel<CollectionDiffer<Source>>.open(store: store, observedTables: differ.observedTables) { _ in differ }
+    }
+}

@@ -1,0 +1,61 @@
+/// Committed versions read back from the file's chain of commit records (each names the one
+/// before it), for consumers that must see every version, however late they come.
+///
+/// ```swift
+/// let history = try store.history(from: 10)
+/// for index in 1..<history.versions.count {
+///     let changes = try VersionDiff.changes(from: history.snapshot(at: index - 1).group, to: history.snapshot(at: index).group)
+/// }
+/// ```
+@_spi(Engine) public struct VersionHistory: Sendable {
+    let file: StorageFile?
+    /// Each version from the first asked for to the newest, with its root's offset (0: empty).
+    let records: [(version: UInt64, rootRef: UInt64)]
+
+    /// The versions held, oldest first.
+    public var versions: [UInt64] { records.map(\.version) }
+
+    /// The version at `index` of ``versions`` (its root loads lazily from the file).
+    public func snapshot(at index: Int) throws(FloeError) -> Snapshot {
+        let (version, rootRef) = records[index]
+        guard rootRef != 0, let file else { return Snapshot(version: version, group: GroupNode(isMutable: false), pin: nil) }
+        return Snapshot(version: version, group: try NodeRef<GroupNode>(offset: rootRef, source: file).load(), pin: nil)
+    }
+}
+
+@_spi(Engine) extension Store {
+    /// Every committed version from `version` to the newest, read from the file's commit records.
+    ///
+    /// - Throws: ``FloeError/versionUnavailable(path:version:oldest:newest:)`` when the file no
+    ///   longer holds `version` (compaction copied only later ones), or it is newer than the
+    ///   newest commit; in memory, for any version but the newest (nothing keeps the others).
+    public func history(from version: UInt64) throws(FloeError) -> VersionHistory {
+        let (file, newest, current) = state.withLock { ($0.file, $0.newestRecord, $0.version) }
+        guard version <= current else { throw .versionUnavailable(path: path, version: version, oldest: current, newest: current) }
+        guard let file else {
+            guard version == current else { throw .versionUnavailable(path: path, version: version, oldest: current, newest: current) }
+            return VersionHistory(file: nil, records: [(version, 0)])
+        }
+        var records: [(version: UInt64, rootRef: UInt64)] = []
+        var record = newest
+        let scanner = CommitScanner(handle: file.handle, fileSize: file.endOffset)
+        while let current = record, current.version > version {
+            records.append((current.version, current.rootRef))
+            guard current.previousCommit != 0 else {
+                // The chain starts here: version 0 is the empty file before the first commit;
+                // anything older than a compacted file's first record is gone.
+                guard version == 0, current.version == 1 else {
+                    throw .versionUnavailable(path: path, version: version, oldest: current.version, newest: newest?.version ?? 0)
+                }
+                record = nil
+                break
+            }
+            guard let previous = try scanner.readRecord(at: current.previousCommit), previous.version < current.version else {
+                throw .corruptFile(path: path, offset: current.previousCommit, detail: "the commit record before version \(current.version) is unreadable")
+            }
+            record = previous
+        }
+        records.append((version, record?.version == version ? record!.rootRef : 0))
+        return VersionHistory(file: file, records: records.reversed())
+    }
+}
