@@ -51,9 +51,12 @@ public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
     private let countOfElements: () -> Int
     private let elementAt: (Int) -> Element
     private let frozen: () -> Bool
+    /// The wrapped collection (for its queries and aggregates).
+    let base: Any
 
     /// Wraps `base`; the wrapper reads it live.
     public init<C: RealmCollection>(_ base: C) where C.ElementType == Element {
+        self.base = base
         countOfElements = { base.count }
         elementAt = { base[$0] }
         frozen = { base.isFrozen }

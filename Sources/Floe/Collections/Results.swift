@@ -114,33 +114,6 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
     }
 
-    /// The sum of a numeric property over every object, computed in the engine over each
-    /// leaf's contiguous column (no objects are built). Nulls are skipped.
-    ///
-    /// ```swift
-    /// let totalAge: Int = try dogs.sum(ofProperty: "age")
-    /// ```
-    public func sum<T: _Persistable & AdditiveArithmetic>(ofProperty name: String) throws -> T {
-        let schema = try SchemaDiscovery.schema(for: Element.self)
-        guard let index = schema.propertyIndex(named: name) else {
-            throw FloeError.noSuchColumn(table: schema.className, column: name)
-        }
-        let type = schema.properties[index].type
-        guard let binding = try core.tableBinding(for: Element.self) else { return .zero }
-        let column = binding.columnOfProperty[index]
-        let reader = try core.currentReader()
-        switch type.columnType {
-        case .int where type.collection == .single:
-            return T._floeDecode(_FloeValue(.int(try reader.sumOfIntegers(in: binding.table, column: column))))
-        case .double where type.collection == .single:
-            return T._floeDecode(_FloeValue(.double(try reader.sumOfDoubles(in: binding.table, column: column))))
-        case .float where type.collection == .single:
-            return T._floeDecode(_FloeValue(.float(Float(try reader.sumOfDoubles(in: binding.table, column: column)))))
-        default:
-            throw FloeError.typeMismatch(table: schema.className, column: name, expected: "a numeric property (Int, Double or Float)", value: type.swiftName)
-        }
-    }
-
     /// Live results are never frozen.
     public var isFrozen: Bool { false }
 

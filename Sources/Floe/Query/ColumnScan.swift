@@ -1,0 +1,155 @@
+/// A predicate over plain columns of the queried class (no links followed, no collections),
+/// evaluated leaf by leaf over the engine's column arrays: each leaf's columns are read once
+/// and compared row by row, with integers compared as machine words. No object, and no tree
+/// lookup, per row; a count keeps no keys at all.
+///
+/// ```swift
+/// if let scan = try ColumnScan(predicate, binding: dogs, reader: snapshot) { print(try scan.count()) }
+/// ```
+struct ColumnScan {
+    private let reader: any VersionReading
+    private let binding: TableBinding
+    private let node: Node
+    /// The columns the predicate reads, and the slot each has in a leaf's loaded columns.
+    private let columns: [Int]
+
+    indirect enum Node {
+        case constant(Bool)
+        case and([Node]), or([Node]), not(Node)
+        /// An integer column against an integer: word comparisons.
+        case integer(slot: Int, QueryOperator, Int64)
+        /// Any other column: the query's own comparison on the stored value.
+        case compare(slot: Int, QueryOperator, [Value], QueryStringOptions)
+        case between(slot: Int, Value, Value)
+    }
+
+    /// Nil when the predicate reads anything but plain columns of the class (then the general
+    /// evaluator runs it).
+    init?(_ predicate: QueryPredicate, binding: TableBinding, reader: any VersionReading) throws(FloeError) {
+        guard binding.table.index >= 0 else { return nil }
+        var columns: [Int] = []
+        guard let node = Self.compile(predicate, binding: binding, columns: &columns) else { return nil }
+        // Checks types and operators the same way the general evaluator does.
+        _ = try QueryEvaluator.compile(predicate, root: binding) { _ throws(FloeError) in nil }
+        self.reader = reader
+        self.binding = binding
+        self.node = node
+        self.columns = columns
+    }
+
+    func matchingKeys() throws(FloeError) -> [Int64] {
+        var keys: [Int64] = []
+        try forEachMatch { leaf, row in keys.append(leaf.keys[row]) }
+        return keys
+    }
+
+    func count() throws(FloeError) -> Int {
+        var count = 0
+        try forEachMatch { _, _ in count += 1 }
+        return count
+    }
+
+    private func forEachMatch(_ body: (ClusterNode, Int) -> Void) throws(FloeError) {
+        let spec = try reader.spec(of: binding.table)
+        var storages: [ColumnStorage] = []
+        storages.reserveCapacity(columns.count)
+        try ClusterTree.forEachLeaf(in: reader.tableNode(binding.table).root) { leaf throws(FloeError) in
+            storages.removeAll(keepingCapacity: true)
+            for column in columns { storages.append(try leaf.column(column, expected: spec.columns[column]).storage) }
+            for row in 0..<leaf.keys.count where Self.matches(node, row, storages) { body(leaf, row) }
+            return true
+        }
+    }
+
+    private static func matches(_ node: Node, _ row: Int, _ storages: [ColumnStorage]) -> Bool {
+        switch node {
+        case .constant(let value): return value
+        case .and(let terms):
+            for term in terms where !matches(term, row, storages) { return false }
+            return true
+        case .or(let terms):
+            for term in terms where matches(term, row, storages) { return true }
+            return false
+        case .not(let term): return !matches(term, row, storages)
+        case .integer(let slot, let op, let constant):
+            let storage = storages[slot]
+            if storage.isNull(at: row) { return op == .notEqual }
+            let value = Int64(bitPattern: storage.words[row])
+            switch op {
+            case .equal, .in: return value == constant
+            case .notEqual: return value != constant
+            case .less: return value < constant
+            case .lessOrEqual: return value <= constant
+            case .greater: return value > constant
+            case .greaterOrEqual: return value >= constant
+            default: return false
+            }
+        case .compare(let slot, let op, let constants, let options):
+            let value = storages[slot].value(at: row)
+            if op == .in { return constants.contains { ValueComparison.compare(value, .equal, $0, options: options) } }
+            return ValueComparison.compare(value, op, constants[0], options: options)
+        case .between(let slot, let low, let high):
+            let value = storages[slot].value(at: row)
+            return ValueComparison.compare(value, .greaterOrEqual, low, options: []) && ValueComparison.compare(value, .lessOrEqual, high, options: [])
+        }
+    }
+
+    private static func compile(_ predicate: QueryPredicate, binding: TableBinding, columns: inout [Int]) -> Node? {
+        func slot(_ expression: QueryExpression) -> (slot: Int, type: ColumnType)? {
+            guard case .keyPath(let path) = expression, path.components.count == 1, case .property(let name) = path.components[0],
+                  let index = binding.schema.propertyIndex(named: name) else { return nil }
+            let property = binding.schema.properties[index]
+            guard !property.isComputed, property.type.collection == .single, property.type.columnType != .mixed else { return nil }
+            let column = binding.columnOfProperty[index]
+            if let existing = columns.firstIndex(of: column) { return (existing, property.type.columnType) }
+            columns.append(column)
+            return (columns.count - 1, property.type.columnType)
+        }
+        switch predicate {
+        case .constant(let value): return .constant(value)
+        case .and(let terms):
+            var nodes: [Node] = []
+            for term in terms {
+                guard let node = compile(term, binding: binding, columns: &columns) else { return nil }
+                nodes.append(node)
+            }
+            return .and(nodes)
+        case .or(let terms):
+            var nodes: [Node] = []
+            for term in terms {
+                guard let node = compile(term, binding: binding, columns: &columns) else { return nil }
+                nodes.append(node)
+            }
+            return .or(nodes)
+        case .not(let term):
+            return compile(term, binding: binding, columns: &columns).map(Node.not)
+        case .between(let subject, .constant(let low), .constant(let high), let quantifier):
+            guard quantifier == .any, let (slot, _) = slot(subject) else { return nil }
+            return .between(slot: slot, low, high)
+        case .between:
+            return nil
+        case .comparison(let comparison):
+            guard comparison.quantifier == .any else { return nil }
+            var lhs = comparison.lhs, rhs = comparison.rhs, op = comparison.op
+            if case .constant = lhs, case .keyPath = rhs {
+                swap(&lhs, &rhs)
+                op = op.mirrored
+            }
+            guard let (slot, type) = slot(lhs) else { return nil }
+            switch rhs {
+            case .constant(.list(let values)) where op == .in:
+                return .compare(slot: slot, .in, values, comparison.options)
+            case .list(let expressions) where op == .in:
+                var values: [Value] = []
+                for case .constant(let value) in expressions { values.append(value) }
+                guard values.count == expressions.count else { return nil }
+                return .compare(slot: slot, .in, values, comparison.options)
+            case .constant(let value) where op != .in:
+                if type == .int, case .int(let int) = value { return .integer(slot: slot, op, int) }
+                return .compare(slot: slot, op, [value], comparison.options)
+            default:
+                return nil
+            }
+        }
+    }
+}
