@@ -225,6 +225,127 @@ import Testing
     }
 }
 
+extension CollectionQueryTests {
+    @Test func filterAndSortOnEveryCollectionMatchSwiftAndStayLive() async throws {
+        let realm = try await Self.makeRealm()
+        let mismatches = try await realm.read { realm -> [String] in
+            var mismatches: [String] = []
+            func expect(_ label: String, _ found: [Int], _ wanted: [Int]) {
+                if found != wanted { mismatches.append("\(label): \(found) ≠ \(wanted)") }
+            }
+            let all = Array(realm.objects(Hound.self))
+            for walker in realm.objects(Walker.self) {
+                let dogs = Array(walker.dogs), favorites = Array(walker.favorites)
+                let walked = all.filter { $0.walker?.id == walker.id }
+                expect("list filter", try walker.dogs.filter("age > %@ AND name != %@", 5, "Rex").map(\.id),
+                       dogs.filter { $0.age > 5 && $0.name != "Rex" }.map(\.id))
+                expect("set filter", try walker.favorites.filter("weight == nil").map(\.id), favorites.filter { $0.weight == nil }.map(\.id))
+                expect("backlinks filter", try walker.walked.filter("name BEGINSWITH[c] 'b'").map(\.id),
+                       walked.filter { $0.name.lowercased().hasPrefix("b") }.map(\.id))
+                expect("any filter", try AnyRealmCollection(walker.dogs).filter("age < 0").map(\.id), dogs.filter { $0.age < 0 }.map(\.id))
+                // Stable sorts: equal ages keep the collection's order.
+                let byAge = dogs.enumerated().sorted { $0.element.age != $1.element.age ? $0.element.age > $1.element.age : $0.offset < $1.offset }
+                expect("list sorted", try walker.dogs.sorted(byKeyPath: "age", ascending: false).map(\.id), byAge.map(\.element.id))
+                expect("list sorted by key path", try walker.dogs.sorted(by: \.age, ascending: false).map(\.id), byAge.map(\.element.id))
+                expect("set sorted", try walker.favorites.sorted(by: [SortDescriptor(keyPath: "name"), "id"]).map(\.id),
+                       favorites.sorted { ($0.name, $0.id) < ($1.name, $1.id) }.map(\.id))
+                expect("backlinks sorted", try walker.walked.sorted(by: \.id, ascending: false).map(\.id), walked.map(\.id).reversed())
+                expect("any sorted", try AnyRealmCollection(walker.favorites).sorted(byKeyPath: "id").map(\.id), favorites.map(\.id).sorted())
+                expect("chained", try walker.dogs.filter("age > 0").sorted(byKeyPath: "id").filter("age < 10").map(\.id),
+                       dogs.filter { $0.age > 0 && $0.age < 10 }.sorted { $0.id < $1.id }.map(\.id))
+            }
+            return mismatches
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+
+        // Live: a filtered list shows the list's later changes.
+        let (before, after) = try await realm.write { realm in
+            let walker = realm.objects(Walker.self)[0]
+            let heavy = try walker.dogs.filter("age == 99")
+            let before = heavy.count
+            let newcomer = try realm.create(Hound.self, value: ["id": 5000, "name": "New", "age": 99])
+            walker.dogs.append(newcomer)
+            walker.dogs.append(newcomer)
+            return (before, heavy.map(\.id))
+        }
+        #expect(before == 0 && after == [5000, 5000], "a list's results hold an object as often as the list does")
+
+        // Frozen: the filtered list freezes with its base and predicate.
+        let frozen = try await realm.read { realm in try realm.objects(Walker.self)[0].dogs.filter("age == 99").freeze() }
+        try await realm.write { realm in realm.objects(Walker.self)[0].dogs.removeAll() }
+        #expect(await Task.detached { frozen.map(\.id) }.value == [5000, 5000])
+        #expect(try await realm.read { realm in try realm.objects(Walker.self)[0].dogs.filter("age == 99").count } == 0)
+
+        // A deleted owner's list has nothing to query.
+        let gone = try await realm.write { realm in
+            let walker = realm.objects(Walker.self)[1]
+            let results = try walker.favorites.filter("TRUEPREDICATE")
+            try realm.delete(walker)
+            return results.count
+        }
+        #expect(gone == 0)
+    }
+
+    @Test func unmanagedAndBadCollectionQueriesAreTypedErrors() async throws {
+        let unmanaged = List<Hound>()
+        #expect(throws: FloeError.self) { try unmanaged.filter("age > 1") }
+        let realm = try await Self.makeRealm(hounds: 10)
+        let error = await #expect(throws: FloeError.self) {
+            try await realm.read { realm in try realm.objects(Walker.self)[0].dogs.filter("agee > 1").count }
+        }
+        #expect(error?.description.contains("Hound has no property 'agee'") == true)
+    }
+
+    @Test func distinctKeepsTheFirstOfEachGroup() async throws {
+        let realm = try await Self.makeRealm()
+        let (names, wantedNames, pairs, wantedPairs, sortedFirst, wantedSortedFirst) = try await realm.read { realm in
+            let all = realm.objects(Hound.self)
+            let hounds = Array(all)
+            func firsts<Key: Hashable>(_ objects: [Hound], _ key: (Hound) -> Key) -> [Int] {
+                var seen = Set<Key>()
+                return objects.filter { seen.insert(key($0)).inserted }.map(\.id)
+            }
+            let names = try all.distinct(by: ["name"]).map(\.id)
+            let pairs = try all.filter("age > 3").distinct(by: ["name", "walker.name"]).map(\.id)
+            let wantedPairs = firsts(hounds.filter { $0.age > 3 }) { [$0.name, $0.walker?.name ?? "∅"] }
+            // After a sort, the first in sorted order stays.
+            let sortedFirst = try all.sorted(byKeyPath: "age", ascending: false).distinct(by: ["name"]).map(\.id)
+            let byAge = hounds.enumerated().sorted { $0.element.age != $1.element.age ? $0.element.age > $1.element.age : $0.offset < $1.offset }.map(\.element)
+            return (names, firsts(hounds, \.name), pairs, wantedPairs, sortedFirst, firsts(byAge, \.name))
+        }
+        #expect(names == wantedNames && names.count == Self.names.count)
+        #expect(pairs == wantedPairs)
+        #expect(sortedFirst == wantedSortedFirst)
+        let error = await #expect(throws: FloeError.self) {
+            try await realm.read { realm in try realm.objects(Hound.self).distinct(by: ["nmae"]).count }
+        }
+        #expect(error?.description.contains("Hound has no property 'nmae'") == true)
+    }
+
+    @Test func sortingByACollectionsCountAndByABacklinksCount() async throws {
+        let realm = try await Self.makeRealm()
+        let (byDogs, wantedByDogs, byWalked, wantedByWalked, houndsByWalkerDogs, wanted) = try await realm.read { realm in
+            let walkers = Array(realm.objects(Walker.self))
+            let byDogs = try realm.objects(Walker.self).sorted(byKeyPath: "dogs.@count", ascending: false).map(\.id)
+            let wantedByDogs = walkers.enumerated().sorted { $0.element.dogs.count != $1.element.dogs.count ? $0.element.dogs.count > $1.element.dogs.count : $0.offset < $1.offset }.map(\.element.id)
+            let byWalked = try realm.objects(Walker.self).sorted(by: [SortDescriptor(keyPath: "walked.@count"), "id"]).map(\.id)
+            let wantedByWalked = walkers.sorted { ($0.walked.count, $0.id) < ($1.walked.count, $1.id) }.map(\.id)
+            // Through a to-one link, nulls first.
+            let hounds = Array(realm.objects(Hound.self))
+            let houndsByWalkerDogs = try realm.objects(Hound.self).sorted(by: ["walker.scores.@count", "id"]).map(\.id)
+            let wanted = hounds.sorted { ($0.walker.map { $0.scores.count } ?? -1, $0.id) < ($1.walker.map { $0.scores.count } ?? -1, $1.id) }.map(\.id)
+            return (byDogs, wantedByDogs, byWalked, wantedByWalked, houndsByWalkerDogs, wanted)
+        }
+        #expect(byDogs == wantedByDogs)
+        #expect(byWalked == wantedByWalked)
+        #expect(houndsByWalkerDogs == wanted)
+        let error = await #expect(throws: FloeError.self) {
+            try await realm.read { realm in try realm.objects(Hound.self).sorted(byKeyPath: "name.@count").count }
+        }
+        #expect(error?.description.contains("@count needs a list, set, map or linking objects") == true)
+    }
+}
+
 extension CollectionQueryTests.Hound {
     /// Not persisted: aggregates cannot use it.
     var doubleAge: Int { 2 }
