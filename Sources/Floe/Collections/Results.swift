@@ -27,7 +27,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The number of objects now.
     public var count: Int {
         guard let binding = tableBinding() else { return 0 }
-        if query != nil { return queriedKeys(binding).count }
+        if query != nil { return countWithoutKeys(binding) ?? queriedKeys(binding).count }
         return check(placeholder: 0) { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
     }
 
