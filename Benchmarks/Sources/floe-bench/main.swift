@@ -22,6 +22,8 @@ func workloadGroups() -> [WorkloadGroup] {
         WorkloadGroup(name: "W2", summary: "object API: 1,000 durable one-dog writes vs GRDB (synchronous=FULL)", run: DurableWriteWorkloads.run),
         WorkloadGroup(name: "W3", summary: "object API: iterate 100k dogs summing age (W3), sum(ofProperty:) (W3a) vs GRDB", run: ObjectScanWorkloads.run),
         WorkloadGroup(name: "W4", summary: "object API: 100k primary-key lookups vs GRDB", run: LookupWorkloads.run),
+        WorkloadGroup(name: "W5", summary: "object API: count age > 50 && name BEGINSWITH dog1 over 100k dogs, 100 times, vs GRDB", run: QueryWorkloads.runW5),
+        WorkloadGroup(name: "Q", summary: "queries: indexed == over 1M vs a scan (Q1), sort 100k vs GRDB ORDER BY (Q2), 80k contacts in sections (Q3), parse and plan (Q4)", run: QueryWorkloads.runQueries),
         WorkloadGroup(name: "W6", summary: "object API: age += 1 on 100k dogs in one write vs GRDB", run: ObjectUpdateWorkloads.run),
         WorkloadGroup(name: "W7", summary: "object API: delete all 100k dogs vs GRDB", run: DeleteAllWorkloads.run),
         WorkloadGroup(name: "W8", summary: "object API: 100 tasks of durable one-dog writes at once (group commit) vs GRDB", run: GroupCommitWorkloads.run),

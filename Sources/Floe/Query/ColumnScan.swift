@@ -21,6 +21,10 @@ struct ColumnScan {
         /// Any other column: the query's own comparison on the stored value.
         case compare(slot: Int, QueryOperator, [Value], QueryStringOptions)
         case between(slot: Int, Value, Value)
+        /// A string column's `BEGINSWITH` or `==` without options: Swift's own comparisons on
+        /// the stored strings, as the general evaluator does.
+        case prefix(slot: Int, String)
+        case stringEqual(slot: Int, String, negated: Bool)
     }
 
     /// Nil when the predicate reads anything but plain columns of the class (then the general
@@ -88,6 +92,13 @@ struct ColumnScan {
             let value = storages[slot].value(at: row)
             if op == .in { return constants.contains { ValueComparison.compare(value, .equal, $0, options: options) } }
             return ValueComparison.compare(value, op, constants[0], options: options)
+        case .prefix(let slot, let prefix):
+            let storage = storages[slot]
+            return !storage.isNull(at: row) && storage.strings[row].hasPrefix(prefix)
+        case .stringEqual(let slot, let string, let negated):
+            let storage = storages[slot]
+            if storage.isNull(at: row) { return negated }
+            return (storage.strings[row] == string) != negated
         case .between(let slot, let low, let high):
             let value = storages[slot].value(at: row)
             return ValueComparison.compare(value, .greaterOrEqual, low, options: []) && ValueComparison.compare(value, .lessOrEqual, high, options: [])
@@ -146,6 +157,14 @@ struct ColumnScan {
                 return .compare(slot: slot, .in, values, comparison.options)
             case .constant(let value) where op != .in:
                 if type == .int, case .int(let int) = value { return .integer(slot: slot, op, int) }
+                if type == .string, case .string(let string) = value, comparison.options.isEmpty {
+                    switch op {
+                    case .beginsWith: return .prefix(slot: slot, string)
+                    case .equal: return .stringEqual(slot: slot, string, negated: false)
+                    case .notEqual: return .stringEqual(slot: slot, string, negated: true)
+                    default: break
+                    }
+                }
                 return .compare(slot: slot, op, [value], comparison.options)
             default:
                 return nil
