@@ -13,6 +13,7 @@ import Testing
         @Persisted var scores: List<Int>
         @Persisted var weights: List<Double?>
         @Persisted var lucky: MutableSet<Int>
+        @Persisted var byName: Map<String, Hound?>
         @Persisted(originProperty: "walker") var walked: LinkingObjects<Hound>
     }
 
@@ -50,6 +51,7 @@ import Testing
                     walker.dogs.append(hound)
                     if Bool.random(using: &random) { walker.dogs.append(hound) }   // a list may hold an object twice
                     if Bool.random(using: &random) { walker.favorites.insert(hound) }
+                    if Int.random(in: 0..<3, using: &random) == 0 { walker.byName["k\(id % 40)"] = Bool.random(using: &random) ? hound : nil }
                 }
             }
             for walker in walkers.dropLast() {
@@ -343,6 +345,32 @@ extension CollectionQueryTests {
             try await realm.read { realm in try realm.objects(Hound.self).sorted(byKeyPath: "name.@count").count }
         }
         #expect(error?.description.contains("@count needs a list, set, map or linking objects") == true)
+    }
+}
+
+extension CollectionQueryTests {
+    @Test func mapValuesFilterSortAndAggregateTheirObjects() async throws {
+        let realm = try await Self.makeRealm()
+        let (mismatches, checkedNulls) = try await realm.read { realm -> ([String], Bool) in
+            var mismatches: [String] = []
+            var checkedNulls = false
+            for walker in realm.objects(Walker.self) {
+                let values = walker.byName.values
+                let objects = values.compactMap { $0 }
+                checkedNulls = checkedNulls || objects.count < values.count
+                let found = try values.filter("age >= %@", 5).map(\.id), wanted = objects.filter { $0.age >= 5 }.map(\.id)
+                if found != wanted { mismatches.append("filter \(walker.id): \(found) ≠ \(wanted)") }
+                let sorted = try values.sorted(byKeyPath: "id").map(\.id)
+                if sorted != objects.map(\.id).sorted() { mismatches.append("sorted \(walker.id)") }
+                if try Aggregates(of: values) != Aggregates(expected: objects) { mismatches.append("aggregates \(walker.id)") }
+            }
+            return (mismatches, checkedNulls)
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+        #expect(checkedNulls, "some maps hold null values, which queries leave out")
+        let frozen = try await realm.read { realm in try realm.objects(Walker.self)[0].byName.freeze() }
+        let wanted = try await realm.read { realm in Aggregates(expected: realm.objects(Walker.self)[0].byName.values.compactMap { $0 }) }
+        #expect(try await Task.detached { try Aggregates(of: frozen.values) }.value == wanted)
     }
 }
 

@@ -80,6 +80,9 @@ public struct MapValues<Element>: RealmCollection, _ObjcBridgeable {
     let elements: [Element]
     /// Whether the map was frozen.
     public let isFrozen: Bool
+    /// The managed map's object and column (for queries over its objects).
+    var owner: ObjectBinding? = nil
+    var column = -1
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { elements.count }

@@ -183,3 +183,42 @@ extension FrozenList where Element: Object {
         try FrozenResults(snapshot: snapshot, query: ResultsQuery(base: .collection(owner: binding.table, key: key, column: column)))
     }
 }
+
+/// An optional model object: the element type of a map of objects (`Map<String, Dog?>`),
+/// whose values can be queried and aggregated as objects.
+///
+/// ```swift
+/// let heavy = try person.dogsByName.values.filter("weight > 30")
+/// ```
+public protocol _OptionalObject {
+    /// The model class the optional holds.
+    associatedtype _WrappedObject: Object
+}
+
+extension Optional: _OptionalObject where Wrapped: Object {
+    public typealias _WrappedObject = Wrapped
+}
+
+extension MapValues: ObjectResultsConvertible where Element: _OptionalObject {
+    /// The map's objects (its null values left out), in key order, as live results.
+    func objectResults() throws(FloeError) -> Results<Element._WrappedObject> {
+        let (core, owner) = try CollectionQuery.core(owner, kind: "Map<String, \(Element._WrappedObject.className())?>")
+        return Results(core: core, query: ResultsQuery(base: .collection(owner: owner.tableBinding.table, key: owner.key, column: column)))
+    }
+}
+
+extension MapValues: _AggregatableObjects where Element: _OptionalObject {
+    public typealias _AggregatedObject = Element._WrappedObject
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        if let owner, let frozen = owner.source as? FrozenSource {
+            let results = try FrozenResults<Element._WrappedObject>(
+                snapshot: frozen.snapshot, query: ResultsQuery(base: .collection(owner: owner.tableBinding.table, key: owner.key, column: column)))
+            return try results._aggregationSource()
+        }
+        guard owner != nil else {
+            return _AggregationSource(type: Element._WrappedObject.self, unmanaged: elements.compactMap { $0 as? Element._WrappedObject })
+        }
+        return try objectResults()._aggregationSource()
+    }
+}
