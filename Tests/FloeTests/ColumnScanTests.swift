@@ -46,3 +46,15 @@ import Testing
         #expect(planned == [true, true, true, true])
     }
 }
+
+extension ColumnScanTests {
+    @Test func bytePrefixesAgreeWithSwiftsHasPrefix() {
+        let strings = ["dog1", "dog12", "dog", "", "Dog1", "dog1\u{301}", "\u{212A}elvin", "Kelvin", "a\r\n", "a\r", "e\u{301}x", "ésprit", "dog1é", "😀dog"]
+        let prefixes = ["", "dog1", "K", "a\r", "e", "é", "😀", "dog"]
+        for string in strings {
+            for prefix in prefixes {
+                #expect(ColumnScan.hasPrefix(string, prefix) == string.hasPrefix(prefix), "\(string.debugDescription) / \(prefix.debugDescription)")
+            }
+        }
+    }
+}

@@ -57,52 +57,105 @@ struct ColumnScan {
         let spec = try reader.spec(of: binding.table)
         var storages: [ColumnStorage] = []
         storages.reserveCapacity(columns.count)
+        var mask: [Bool] = []
         try ClusterTree.forEachLeaf(in: reader.tableNode(binding.table).root) { leaf throws(FloeError) in
             storages.removeAll(keepingCapacity: true)
             for column in columns { storages.append(try leaf.column(column, expected: spec.columns[column]).storage) }
-            for row in 0..<leaf.keys.count where Self.matches(node, row, storages) { body(leaf, row) }
+            mask.removeAll(keepingCapacity: true)
+            mask.append(contentsOf: repeatElement(true, count: leaf.keys.count))
+            Self.narrow(node, storages, &mask)
+            for row in mask.indices where mask[row] { body(leaf, row) }
             return true
         }
     }
 
-    private static func matches(_ node: Node, _ row: Int, _ storages: [ColumnStorage]) -> Bool {
+    /// Clears the rows of `mask` where `node` fails, testing only rows still set: each term
+    /// runs as one loop over a leaf's column, and `AND` narrows what the next term reads.
+    /// Columns are read in place (`storages[slot].…`): a local copy of a storage would
+    /// retain all its arrays.
+    private static func narrow(_ node: Node, _ storages: [ColumnStorage], _ mask: inout [Bool]) {
         switch node {
-        case .constant(let value): return value
+        case .constant(let value):
+            if !value { for row in mask.indices { mask[row] = false } }
         case .and(let terms):
-            for term in terms where !matches(term, row, storages) { return false }
-            return true
+            for term in terms { narrow(term, storages, &mask) }
         case .or(let terms):
-            for term in terms where matches(term, row, storages) { return true }
-            return false
-        case .not(let term): return !matches(term, row, storages)
+            var union = [Bool](repeating: false, count: mask.count)
+            for term in terms {
+                var branch = mask
+                narrow(term, storages, &branch)
+                for row in union.indices where branch[row] { union[row] = true }
+            }
+            mask = union
+        case .not(let term):
+            var inner = mask
+            narrow(term, storages, &inner)
+            for row in mask.indices where inner[row] { mask[row] = false }
         case .integer(let slot, let op, let constant):
-            let storage = storages[slot]
-            if storage.isNull(at: row) { return op == .notEqual }
-            let value = Int64(bitPattern: storage.words[row])
-            switch op {
-            case .equal, .in: return value == constant
-            case .notEqual: return value != constant
-            case .less: return value < constant
-            case .lessOrEqual: return value <= constant
-            case .greater: return value > constant
-            case .greaterOrEqual: return value >= constant
-            default: return false
+            let nulls = storages[slot].nulls
+            storages[slot].words.withUnsafeBufferPointer { words in
+                for row in mask.indices where mask[row] {
+                    if let nulls, nulls[row] { mask[row] = op == .notEqual; continue }
+                    let value = Int64(bitPattern: words[row])
+                    switch op {
+                    case .equal, .in: mask[row] = value == constant
+                    case .notEqual: mask[row] = value != constant
+                    case .less: mask[row] = value < constant
+                    case .lessOrEqual: mask[row] = value <= constant
+                    case .greater: mask[row] = value > constant
+                    case .greaterOrEqual: mask[row] = value >= constant
+                    default: mask[row] = false
+                    }
+                }
+            }
+        case .prefix(let slot, let prefix):
+            let nulls = storages[slot].nulls
+            for row in mask.indices where mask[row] {
+                if let nulls, nulls[row] { mask[row] = false; continue }
+                mask[row] = hasPrefix(storages[slot].strings[row], prefix)
+            }
+        case .stringEqual(let slot, let string, let negated):
+            let nulls = storages[slot].nulls
+            for row in mask.indices where mask[row] {
+                if let nulls, nulls[row] { mask[row] = negated; continue }
+                mask[row] = (storages[slot].strings[row] == string) != negated
             }
         case .compare(let slot, let op, let constants, let options):
-            let value = storages[slot].value(at: row)
-            if op == .in { return constants.contains { ValueComparison.compare(value, .equal, $0, options: options) } }
-            return ValueComparison.compare(value, op, constants[0], options: options)
-        case .prefix(let slot, let prefix):
-            let storage = storages[slot]
-            return !storage.isNull(at: row) && storage.strings[row].hasPrefix(prefix)
-        case .stringEqual(let slot, let string, let negated):
-            let storage = storages[slot]
-            if storage.isNull(at: row) { return negated }
-            return (storage.strings[row] == string) != negated
+            for row in mask.indices where mask[row] {
+                let value = storages[slot].value(at: row)
+                if op == .in {
+                    mask[row] = constants.contains { ValueComparison.compare(value, .equal, $0, options: options) }
+                } else {
+                    mask[row] = ValueComparison.compare(value, op, constants[0], options: options)
+                }
+            }
         case .between(let slot, let low, let high):
-            let value = storages[slot].value(at: row)
-            return ValueComparison.compare(value, .greaterOrEqual, low, options: []) && ValueComparison.compare(value, .lessOrEqual, high, options: [])
+            for row in mask.indices where mask[row] {
+                let value = storages[slot].value(at: row)
+                mask[row] = ValueComparison.compare(value, .greaterOrEqual, low, options: []) && ValueComparison.compare(value, .lessOrEqual, high, options: [])
+            }
         }
+    }
+
+    /// Swift's `hasPrefix` (whole Characters), decided on UTF-8 bytes when the prefix is
+    /// ASCII: a differing ASCII byte means a differing Character, and equal bytes followed by an
+    /// ASCII byte (other than a line feed after a carriage return) end a Character where the
+    /// prefix ends. Anything else asks `hasPrefix` itself.
+    static func hasPrefix(_ string: String, _ prefix: String) -> Bool {
+        let decided: Bool?? = prefix.utf8.withContiguousStorageIfAvailable { wanted -> Bool? in
+            guard wanted.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return string.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+                guard bytes.count >= wanted.count else { return false }
+                // A non-ASCII byte may still be the same Character (U+212A KELVIN SIGN is "K").
+                for index in 0..<wanted.count where bytes[index] != wanted[index] { return bytes[index] < 0x80 ? false : nil }
+                guard bytes.count > wanted.count else { return true }
+                let next = bytes[wanted.count]
+                if next < 0x80 && !(next == 0x0A && wanted.last == 0x0D) { return true }
+                return nil
+            } ?? nil
+        }
+        if let decided, let answer = decided { return answer }
+        return string.hasPrefix(prefix)
     }
 
     private static func compile(_ predicate: QueryPredicate, binding: TableBinding, columns: inout [Int]) -> Node? {

@@ -239,9 +239,12 @@ enum PredicateParser {
         func peek(_ symbol: String) -> Bool {
             var index = position
             while index < characters.count, characters[index].isWhitespace { index += 1 }
-            let symbolCharacters = Array(symbol)
-            guard index + symbolCharacters.count <= characters.count else { return false }
-            return Array(characters[index..<index + symbolCharacters.count]) == symbolCharacters
+            // Compared in place: the parser tries many symbols at each position.
+            for character in symbol {
+                guard index < characters.count, characters[index] == character else { return false }
+                index += 1
+            }
+            return true
         }
 
         mutating func take(_ symbol: String) -> Bool {
@@ -254,8 +257,13 @@ enum PredicateParser {
         /// A keyword, case-insensitive, not followed by more identifier characters.
         mutating func takeWord(_ word: String) -> Bool {
             skipSpaces()
-            let end = position + word.count
-            guard end <= characters.count, String(characters[position..<end]).uppercased() == word else { return false }
+            // Keywords are ASCII: compared letter by letter, upper-cased in place.
+            var end = position
+            for letter in word.utf8 {
+                guard end < characters.count, let ascii = characters[end].asciiValue,
+                      (ascii >= 97 && ascii <= 122 ? ascii - 32 : ascii) == letter else { return false }
+                end += 1
+            }
             if end < characters.count, characters[end].isLetter || characters[end].isNumber || characters[end] == "_" { return false }
             position = end
             return true

@@ -76,22 +76,8 @@ final class ResultsQuery: Sendable {
         let paths = try sort.map { (descriptor) throws(FloeError) in
             try QueryEvaluator.sortKey(descriptor.keyPath, from: binding, bindings: bindings)
         }
-        var rows: [(key: Int64, values: [Value])] = []
-        rows.reserveCapacity(keys.count)
-        for key in keys {
-            var values: [Value] = []
-            for path in paths { values.append(try path.value(key: key, reader: reader)) }
-            rows.append((key, values))
-        }
-        // Stable: objects with equal sort values keep their order.
-        let indexed = rows.enumerated().sorted { first, second in
-            for (index, descriptor) in sort.enumerated() {
-                let order = QueryEvaluator.sortOrder(first.element.values[index], second.element.values[index])
-                if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
-            }
-            return first.offset < second.offset
-        }
-        return indexed.map(\.element.key)
+        let columns = try SortColumns.values(of: keys, paths: paths, binding: binding, reader: reader)
+        return SortColumns.order(keys, columns: columns, ascending: sort.map(\.ascending))
     }
 
     /// Checks the predicate, sort and distinct key paths against the class now, so that a
