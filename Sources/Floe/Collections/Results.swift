@@ -52,7 +52,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     public func makeIterator() -> Iterator {
         guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, reader: nil, leaves: []) }
         if query != nil {
-            var iterator = Iterator(core: core, binding: binding, reader: nil, leaves: [])
+            let reader = check(placeholder: nil) { () throws(FloeError) in try core.currentReader() }
+            var iterator = Iterator(core: core, binding: binding, reader: reader, leaves: [])
             iterator.keys = queriedKeys(binding)
             return iterator
         }
@@ -87,9 +88,12 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         public mutating func next() -> Element? {
             if let keys, let binding {
-                guard keyIndex < keys.count else { return nil }
+                guard keyIndex < keys.count else {
+                    previous = nil
+                    return nil
+                }
                 defer { keyIndex += 1 }
-                return core.materialize(Element.self, key: keys[keyIndex], binding: binding)
+                return nextQueried(keys[keyIndex], binding: binding)
             }
             guard let binding, let reader else { return nil }
             while leafIndex < leaves.count && row >= leaves[leafIndex].keys.count {

@@ -68,16 +68,10 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
         do {
             let reader = try core.currentReader()
             if let cached = cache.sections(for: reader) { return cached }
-            var keys: [Int64] = []
-            var sectionKeys: [Key] = []
-            keys.reserveCapacity(results.count)
-            sectionKeys.reserveCapacity(results.count)
             // The iterator re-points one object from row to row: no object per row.
-            for object in results {
-                keys.append(object._floeBinding!.key)
-                sectionKeys.append(sectionKey(object))
-            }
-            let sections = Sectioning.group(keys: keys, sectionKeys: sectionKeys, keyOrder: keyOrder)
+            var grouping = Sectioning.Grouping<Key>()
+            for object in results { grouping.add(object._floeBinding!.key, sectionKey(object)) }
+            let sections = grouping.sections(keyOrder: keyOrder)
             cache.store(sections, for: reader)
             return sections
         } catch {
@@ -165,16 +159,37 @@ enum Sectioning {
     /// Objects grouped by key, each group in the objects' order; groups in key order or in
     /// order of first appearance.
     static func group<Key: _Persistable & Hashable>(keys: [Int64], sectionKeys: [Key], keyOrder: Bool?) -> [(key: Key, keys: [Int64])] {
-        var sections: [(key: Key, keys: [Int64])] = []
-        var indexOfKey: [Key: Int] = [:]
-        for (key, sectionKey) in zip(keys, sectionKeys) {
-            if let index = indexOfKey[sectionKey] {
+        var grouping = Grouping<Key>()
+        for (key, sectionKey) in zip(keys, sectionKeys) { grouping.add(key, sectionKey) }
+        return grouping.sections(keyOrder: keyOrder)
+    }
+
+    /// Objects gathered into sections as they come.
+    struct Grouping<Key: _Persistable & Hashable> {
+        private var sections: [(key: Key, keys: [Int64])] = []
+        private var indexOfKey: [Key: Int] = [:]
+        /// The section the previous object went to: runs of equal keys skip the hash lookup.
+        private var last = -1
+
+        mutating func add(_ key: Int64, _ sectionKey: Key) {
+            if last >= 0, sections[last].key == sectionKey {
+                sections[last].keys.append(key)
+            } else if let index = indexOfKey[sectionKey] {
                 sections[index].keys.append(key)
+                last = index
             } else {
                 indexOfKey[sectionKey] = sections.count
+                last = sections.count
                 sections.append((sectionKey, [key]))
             }
         }
+
+        func sections(keyOrder: Bool?) -> [(key: Key, keys: [Int64])] {
+            Sectioning.ordered(sections, keyOrder: keyOrder)
+        }
+    }
+
+    static func ordered<Key: _Persistable & Hashable>(_ sections: [(key: Key, keys: [Int64])], keyOrder: Bool?) -> [(key: Key, keys: [Int64])] {
         guard let ascending = keyOrder else { return sections }
         let values = sections.map { $0.key._floeEncoded.value }
         let order = sections.indices.sorted { first, second in

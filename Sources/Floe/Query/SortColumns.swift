@@ -101,3 +101,22 @@ enum SortColumns {
         return numbers
     }
 }
+
+extension Results.Iterator {
+    /// The object `key` of filtered or sorted results: found once in its leaf, whose position
+    /// the object keeps for its property reads; the previous object is re-pointed when the
+    /// loop body let it go, as when walking a whole table.
+    mutating func nextQueried(_ key: Int64, binding: TableBinding) -> Element {
+        guard let reader, let (leaf, row) = try? reader.locate(key, in: binding.table) else {
+            return core.materialize(Element.self, key: key, binding: binding)
+        }
+        if previous != nil, isKnownUniquelyReferenced(&previous!), let objectBinding = previous!._floeBinding {
+            objectBinding.repoint(to: key, leaf: leaf, row: row, reader: reader)
+            return previous!
+        }
+        let object = core.materialize(Element.self, key: key, binding: binding)
+        object._floeBinding!.cachePosition(leaf: leaf, row: row, reader: reader)
+        previous = object
+        return object
+    }
+}
