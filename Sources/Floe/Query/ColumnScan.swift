@@ -94,25 +94,36 @@ struct ColumnScan {
         case .integer(let slot, let op, let constant):
             let nulls = storages[slot].nulls
             storages[slot].words.withUnsafeBufferPointer { words in
-                for row in mask.indices where mask[row] {
-                    if let nulls, nulls[row] { mask[row] = op == .notEqual; continue }
-                    let value = Int64(bitPattern: words[row])
-                    switch op {
-                    case .equal, .in: mask[row] = value == constant
-                    case .notEqual: mask[row] = value != constant
-                    case .less: mask[row] = value < constant
-                    case .lessOrEqual: mask[row] = value <= constant
-                    case .greater: mask[row] = value > constant
-                    case .greaterOrEqual: mask[row] = value >= constant
-                    default: mask[row] = false
+                mask.withUnsafeMutableBufferPointer { mask in
+                    for row in mask.indices where mask[row] {
+                        if let nulls, nulls[row] { mask[row] = op == .notEqual; continue }
+                        let value = Int64(bitPattern: words[row])
+                        switch op {
+                        case .equal, .in: mask[row] = value == constant
+                        case .notEqual: mask[row] = value != constant
+                        case .less: mask[row] = value < constant
+                        case .lessOrEqual: mask[row] = value <= constant
+                        case .greater: mask[row] = value > constant
+                        case .greaterOrEqual: mask[row] = value >= constant
+                        default: mask[row] = false
+                        }
                     }
                 }
             }
         case .prefix(let slot, let prefix):
             let nulls = storages[slot].nulls
-            for row in mask.indices where mask[row] {
-                if let nulls, nulls[row] { mask[row] = false; continue }
-                mask[row] = hasPrefix(storages[slot].strings[row], prefix)
+            let ascii = prefix.utf8.allSatisfy { $0 < 0x80 } ? Array(prefix.utf8) : nil
+            storages[slot].strings.withUnsafeBufferPointer { strings in
+                mask.withUnsafeMutableBufferPointer { mask in
+                    for row in mask.indices where mask[row] {
+                        if let nulls, nulls[row] { mask[row] = false; continue }
+                        if let ascii, let answer = asciiPrefix(strings[row], ascii) {
+                            mask[row] = answer
+                        } else {
+                            mask[row] = strings[row].hasPrefix(prefix)
+                        }
+                    }
+                }
             }
         case .stringEqual(let slot, let string, let negated):
             let nulls = storages[slot].nulls
@@ -137,25 +148,27 @@ struct ColumnScan {
         }
     }
 
-    /// Swift's `hasPrefix` (whole Characters), decided on UTF-8 bytes when the prefix is
-    /// ASCII: a differing ASCII byte means a differing Character, and equal bytes followed by an
-    /// ASCII byte (other than a line feed after a carriage return) end a Character where the
-    /// prefix ends. Anything else asks `hasPrefix` itself.
+    /// Swift's `hasPrefix` (whole Characters).
     static func hasPrefix(_ string: String, _ prefix: String) -> Bool {
-        let decided: Bool?? = prefix.utf8.withContiguousStorageIfAvailable { wanted -> Bool? in
-            guard wanted.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return string.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
-                guard bytes.count >= wanted.count else { return false }
-                // A non-ASCII byte may still be the same Character (U+212A KELVIN SIGN is "K").
-                for index in 0..<wanted.count where bytes[index] != wanted[index] { return bytes[index] < 0x80 ? false : nil }
-                guard bytes.count > wanted.count else { return true }
-                let next = bytes[wanted.count]
-                if next < 0x80 && !(next == 0x0A && wanted.last == 0x0D) { return true }
-                return nil
-            } ?? nil
-        }
-        if let decided, let answer = decided { return answer }
+        if prefix.utf8.allSatisfy({ $0 < 0x80 }), let answer = asciiPrefix(string, Array(prefix.utf8)) { return answer }
         return string.hasPrefix(prefix)
+    }
+
+    /// Whether `string` has the ASCII `prefix`, decided on UTF-8 bytes where they can decide:
+    /// a differing ASCII byte means a differing Character, and equal bytes followed by an
+    /// ASCII byte (other than a line feed after a carriage return) end a Character where the
+    /// prefix ends. Nil otherwise (a non-ASCII byte may still be the same Character: U+212A
+    /// KELVIN SIGN is "K"), and for strings not stored contiguously.
+    @inline(__always)
+    static func asciiPrefix(_ string: String, _ prefix: [UInt8]) -> Bool? {
+        var string = string
+        return string.withUTF8 { bytes -> Bool? in
+            guard bytes.count >= prefix.count else { return false }
+            for index in 0..<prefix.count where bytes[index] != prefix[index] { return bytes[index] < 0x80 ? false : nil }
+            guard bytes.count > prefix.count else { return true }
+            let next = bytes[prefix.count]
+            return next < 0x80 && !(next == 0x0A && prefix.last == 0x0D) ? true : nil
+        }
     }
 
     private static func compile(_ predicate: QueryPredicate, binding: TableBinding, columns: inout [Int]) -> Node? {
