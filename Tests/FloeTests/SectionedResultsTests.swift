@@ -84,3 +84,25 @@ import Testing
         #expect(error?.description.contains("Contact has no property 'agee'") == true)
     }
 }
+
+extension SectionedResultsTests {
+    final class Book: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var contacts: List<Contact>
+    }
+
+    @Test func aListsObjectsInSections() async throws {
+        let realm = try await Self.makeRealm(count: 60)
+        let (sections, expected) = try await realm.write { realm in
+            let book = try realm.create(Book.self, value: ["id": 1])
+            for contact in realm.objects(Contact.self) where contact.id % 2 == 0 { book.contacts.insert(contact, at: 0) }
+            let sections = try book.contacts.sectioned(by: \.age).map { ($0.key, $0.map(\.id)) }
+            let members = Array(book.contacts)
+            let expected = Set(members.map(\.age)).sorted().map { age in (age, members.filter { $0.age == age }.map(\.id)) }
+            return (sections, expected)
+        }
+        #expect(sections.map(\.0) == expected.map(\.0))
+        #expect(sections.map(\.1) == expected.map(\.1), "within a section, the list's order")
+        #expect(throws: FloeError.self) { try List<Contact>().sectioned(by: \.age) }
+    }
+}

@@ -263,3 +263,32 @@ extension Results {
         try sectioned(by: { $0[keyPath: keyPath] }, sortDescriptors: sortDescriptors)
     }
 }
+
+extension ObjectResultsConvertible {
+    /// The collection's objects in sections by the key a key path reads, sections in key
+    /// order; within a section, objects keep the collection's order.
+    ///
+    /// ```swift
+    /// let dogsByAge = try person.dogs.sectioned(by: \.age)
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidOperation(className:detail:)`` for an unmanaged collection.
+    public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<QueriedObject, Key>, ascending: Bool = true) throws -> SectionedResults<Key, QueriedObject> {
+        try objectResults().sectioned(by: keyPath, ascending: ascending)
+    }
+
+    /// The collection's objects sorted by `sortDescriptors`, then in sections by the key
+    /// `block` computes, in the order their first object appears.
+    ///
+    /// ```swift
+    /// let byLetter = try person.dogs.sectioned(by: { String($0.name.prefix(1)) }, sortDescriptors: ["name"])
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a sort key path
+    ///   the class does not have; ``FloeError/invalidOperation(className:detail:)`` for an
+    ///   unmanaged collection.
+    public func sectioned<Key: _Persistable & Hashable>(by block: @escaping (QueriedObject) -> Key,
+                                                         sortDescriptors: [SortDescriptor]) throws -> SectionedResults<Key, QueriedObject> {
+        try objectResults().sectioned(by: block, sortDescriptors: sortDescriptors)
+    }
+}
