@@ -95,18 +95,21 @@ struct ColumnScan {
             let nulls = storages[slot].nulls
             storages[slot].words.withUnsafeBufferPointer { words in
                 mask.withUnsafeMutableBufferPointer { mask in
-                    for row in mask.indices where mask[row] {
-                        if let nulls, nulls[row] { mask[row] = op == .notEqual; continue }
-                        let value = Int64(bitPattern: words[row])
-                        switch op {
-                        case .equal, .in: mask[row] = value == constant
-                        case .notEqual: mask[row] = value != constant
-                        case .less: mask[row] = value < constant
-                        case .lessOrEqual: mask[row] = value <= constant
-                        case .greater: mask[row] = value > constant
-                        case .greaterOrEqual: mask[row] = value >= constant
-                        default: mask[row] = false
+                    // One loop per operator: no switch per row.
+                    func apply(_ test: (Int64) -> Bool) {
+                        for row in mask.indices where mask[row] {
+                            if let nulls, nulls[row] { mask[row] = op == .notEqual; continue }
+                            mask[row] = test(Int64(bitPattern: words[row]))
                         }
+                    }
+                    switch op {
+                    case .equal, .in: apply { $0 == constant }
+                    case .notEqual: apply { $0 != constant }
+                    case .less: apply { $0 < constant }
+                    case .lessOrEqual: apply { $0 <= constant }
+                    case .greater: apply { $0 > constant }
+                    case .greaterOrEqual: apply { $0 >= constant }
+                    default: apply { _ in false }
                     }
                 }
             }
@@ -160,15 +163,16 @@ struct ColumnScan {
     /// prefix ends. Nil otherwise (a non-ASCII byte may still be the same Character: U+212A
     /// KELVIN SIGN is "K"), and for strings not stored contiguously.
     @inline(__always)
-    static func asciiPrefix(_ string: String, _ prefix: [UInt8]) -> Bool? {
-        var string = string
-        return string.withUTF8 { bytes -> Bool? in
+    static func asciiPrefix(_ string: borrowing String, _ prefix: [UInt8]) -> Bool? {
+        // Borrowed, not copied: no reference counting of the string per row.
+        let decided = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
             guard bytes.count >= prefix.count else { return false }
             for index in 0..<prefix.count where bytes[index] != prefix[index] { return bytes[index] < 0x80 ? false : nil }
             guard bytes.count > prefix.count else { return true }
             let next = bytes[prefix.count]
             return next < 0x80 && !(next == 0x0A && prefix.last == 0x0D) ? true : nil
         }
+        return decided ?? nil
     }
 
     private static func compile(_ predicate: QueryPredicate, binding: TableBinding, columns: inout [Int]) -> Node? {
