@@ -124,7 +124,7 @@ extension RealmBasicsTests {
         await #expect(throws: FloeError.self) {
             try await realm.read { realm in let _: Int = try realm.objects(TestDog.self).sum(ofProperty: "name") }
         }
-        await #expect(throws: FloeError.noSuchColumn(table: "TestDog", column: "nope")) {
+        await #expect(throws: FloeError.invalidKeyPath(className: "TestDog", keyPath: "nope", reason: "TestDog has no property 'nope'")) {
             try await realm.read { realm in let _: Int = try realm.objects(TestDog.self).sum(ofProperty: "nope") }
         }
     }

@@ -151,7 +151,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     public var keys: [Key] { entries().map { $0.key } }
 
     /// The values, in key order, as a collection generic code over `RealmCollection` accepts.
-    public var values: MapValues<Value> { MapValues(elements: entries().map { $0.value }, isFrozen: isFrozen) }
+    public var values: MapValues<Value> { MapValues(elements: entries().map { $0.value }, isFrozen: isFrozen, owner: parent, column: column) }
 
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> {
         entries().makeIterator()

@@ -47,9 +47,12 @@ public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
     private let countOfElements: () -> Int
     private let elementAt: (Int) -> Element
     private let frozen: () -> Bool
+    /// The wrapped collection (for its queries and aggregates).
+    let base: Any
 
     /// Wraps `base`; the wrapper reads it live.
     public init<C: RealmCollection>(_ base: C) where C.ElementType == Element {
+        self.base = base
         countOfElements = { base.count }
         elementAt = { base[$0] }
         frozen = { base.isFrozen }
@@ -73,6 +76,9 @@ public struct MapValues<Element>: RealmCollection, _ObjcBridgeable {
     let elements: [Element]
     /// Whether the map was frozen.
     public let isFrozen: Bool
+    /// The managed map's object and column (for queries over its objects).
+    var owner: ObjectBinding? = nil
+    var column = -1
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { elements.count }

@@ -8,11 +8,11 @@
 /// ```
 public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     let snapshot: Snapshot
-    private let binding: TableBinding?
+    let binding: TableBinding?
     /// The predicate and order these results were frozen with.
     let query: ResultsQuery?
     /// For filtered or sorted results: the matching keys, chosen once (the version never changes).
-    private let keys: [Int64]?
+    let keys: [Int64]?
 
     /// Every object of the class at `snapshot`, narrowed and ordered by `query`.
     init(snapshot: Snapshot, query: ResultsQuery? = nil) throws(FloeError) {

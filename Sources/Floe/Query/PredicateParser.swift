@@ -193,7 +193,7 @@ enum PredicateParser {
         mutating func readIdentifierPath() -> String {
             let start = position
             while position < characters.count,
-                  characters[position].isLetter || characters[position].isNumber || "_.@$".contains(characters[position]) {
+                  Self.isWordCharacter(characters[position]) || "_.@$".contains(characters[position]) {
                 position += 1
             }
             return String(characters[start..<position])
@@ -256,16 +256,35 @@ enum PredicateParser {
             return path
         }
 
+        /// `Character.isWhitespace`, without a Unicode property lookup for ASCII.
+        @inline(__always)
+        static func isSpace(_ character: Character) -> Bool {
+            if let ascii = character.asciiValue { return ascii == 32 || (ascii >= 9 && ascii <= 13) }
+            return character.isWhitespace
+        }
+
+        /// A letter, a digit or `_`, without a Unicode property lookup for ASCII.
+        @inline(__always)
+        static func isWordCharacter(_ character: Character) -> Bool {
+            if let ascii = character.asciiValue {
+                return (ascii >= 65 && ascii <= 90) || (ascii >= 97 && ascii <= 122) || (ascii >= 48 && ascii <= 57) || ascii == 95
+            }
+            return character.isLetter || character.isNumber
+        }
+
         mutating func skipSpaces() {
-            while position < characters.count, characters[position].isWhitespace { position += 1 }
+            while position < characters.count, Self.isSpace(characters[position]) { position += 1 }
         }
 
         func peek(_ symbol: String) -> Bool {
             var index = position
-            while index < characters.count, characters[index].isWhitespace { index += 1 }
-            let symbolCharacters = Array(symbol)
-            guard index + symbolCharacters.count <= characters.count else { return false }
-            return Array(characters[index..<index + symbolCharacters.count]) == symbolCharacters
+            while index < characters.count, Self.isSpace(characters[index]) { index += 1 }
+            // Compared in place: the parser tries many symbols at each position.
+            for character in symbol {
+                guard index < characters.count, characters[index] == character else { return false }
+                index += 1
+            }
+            return true
         }
 
         mutating func take(_ symbol: String) -> Bool {
@@ -278,9 +297,14 @@ enum PredicateParser {
         /// A keyword, case-insensitive, not followed by more identifier characters.
         mutating func takeWord(_ word: String) -> Bool {
             skipSpaces()
-            let end = position + word.count
-            guard end <= characters.count, String(characters[position..<end]).uppercased() == word else { return false }
-            if end < characters.count, characters[end].isLetter || characters[end].isNumber || characters[end] == "_" { return false }
+            // Keywords are ASCII: compared letter by letter, upper-cased in place.
+            var end = position
+            for letter in word.utf8 {
+                guard end < characters.count, let ascii = characters[end].asciiValue,
+                      (ascii >= 97 && ascii <= 122 ? ascii - 32 : ascii) == letter else { return false }
+                end += 1
+            }
+            if end < characters.count, Self.isWordCharacter(characters[end]) { return false }
             position = end
             return true
         }

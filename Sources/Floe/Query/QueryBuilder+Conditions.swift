@@ -152,15 +152,22 @@ extension Results {
     ///   reads no persisted property (or several), an operator its type does not take, or an
     ///   object to compare with that no realm manages.
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) throws -> Results<Element> {
-        try filter(predicate: Query<Bool>.predicate(for: Element.self, isIncluded))
+        try filtered(by: Query<Bool>.predicate(for: Element.self, isIncluded))
     }
+}
 
-    /// These results narrowed by a predicate tree, whichever front end made it.
-    func filter(predicate: QueryPredicate) throws -> Results<Element> {
-        let narrowed = (query ?? ResultsQuery(predicate: nil, sort: [])).filtered(by: predicate)
-        try narrowed.validate(for: Element.self, binding: core.tableBinding(for: Element.self)) { (type) throws(FloeError) in
-            try core.tableBinding(for: type)
-        }
-        return Results(core: core, query: narrowed)
+extension _ObjectResultsConvertible {
+    /// The collection's objects that meet a condition written with the type-safe builder, as
+    /// live results in the collection's order (they chain with `filter` and `sorted`).
+    ///
+    /// ```swift
+    /// let puppies = try person.dogs.where { $0.age < 2 && $0.name.starts(with: "R") }
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a key path that
+    ///   reads no persisted property (or several), or an operator its type does not take;
+    ///   ``FloeError/invalidOperation(className:detail:)`` for an unmanaged collection.
+    public func `where`(_ isIncluded: (Query<_QueriedObject>) -> Query<Bool>) throws -> Results<_QueriedObject> {
+        try filtered(by: Query<Bool>.predicate(for: _QueriedObject.self, isIncluded))
     }
 }

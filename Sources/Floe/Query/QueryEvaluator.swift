@@ -30,6 +30,13 @@ struct QueryEvaluator {
         return keys
     }
 
+    /// Those of `candidates` that match, in their order.
+    func matchingKeys(among candidates: [Int64]) throws(FloeError) -> [Int64] {
+        var keys: [Int64] = []
+        for key in candidates where try matches(node, key) { keys.append(key) }
+        return keys
+    }
+
     // MARK: Compiled form
 
     /// One hop of a key path: a column of a table; to-many when it is a list or set.

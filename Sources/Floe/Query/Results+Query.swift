@@ -37,7 +37,7 @@ extension Results {
         try narrowed((query ?? ResultsQuery(predicate: nil, sort: [])).sorted(by: Array(descriptors)))
     }
 
-    private func narrowed(_ query: ResultsQuery) throws -> Results<Element> {
+    func narrowed(_ query: ResultsQuery) throws -> Results<Element> {
         try query.validate(for: Element.self, binding: core.tableBinding(for: Element.self)) { (type) throws(FloeError) in
             try core.tableBinding(for: type)
         }

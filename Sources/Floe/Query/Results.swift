@@ -27,7 +27,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The number of objects now.
     public var count: Int {
         guard let binding = tableBinding() else { return 0 }
-        if query != nil { return queriedKeys(binding).count }
+        if query != nil { return countWithoutKeys(binding) ?? queriedKeys(binding).count }
         return check(placeholder: 0) { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
     }
 
@@ -53,6 +53,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, rows: nil) }
         if query != nil {
             var iterator = Iterator(core: core, binding: binding, rows: nil)
+            iterator.reader = check(placeholder: nil) { () throws(FloeError) in try core.currentReader() }
             iterator.keys = queriedKeys(binding)
             return iterator
         }
@@ -74,6 +75,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         /// For queried results: the matching keys, in order, walked instead of the leaves.
         var keys: [Int64]?
         var keyIndex = 0
+        /// For queried results: the version the keys were chosen in, where they are found.
+        var reader: (any VersionReading)?
 
         init(core: ObjectContext, binding: TableBinding?, rows: RowCursor?) {
             self.core = core
@@ -83,9 +86,12 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         public mutating func next() -> Element? {
             if let keys, let binding {
-                guard keyIndex < keys.count else { return nil }
+                guard keyIndex < keys.count else {
+                    previous = nil
+                    return nil
+                }
                 defer { keyIndex += 1 }
-                return core.materialize(Element.self, key: keys[keyIndex], binding: binding)
+                return nextQueried(keys[keyIndex], binding: binding)
             }
             guard let binding, rows != nil else { return nil }
             guard let position = rows!.next() else {
@@ -101,33 +107,6 @@ public struct Results<Element: Object>: RandomAccessCollection {
             object._floeBinding!.cachePosition(position)
             previous = object
             return object
-        }
-    }
-
-    /// The sum of a numeric property over every object, computed in the engine over each
-    /// leaf's contiguous column (no objects are built). Nulls are skipped.
-    ///
-    /// ```swift
-    /// let totalAge: Int = try dogs.sum(ofProperty: "age")
-    /// ```
-    public func sum<T: _Persistable & AdditiveArithmetic>(ofProperty name: String) throws -> T {
-        let schema = try SchemaDiscovery.schema(for: Element.self)
-        guard let index = schema.propertyIndex(named: name) else {
-            throw FloeError.noSuchColumn(table: schema.className, column: name)
-        }
-        let type = schema.properties[index].type
-        guard let binding = try core.tableBinding(for: Element.self) else { return .zero }
-        let column = binding.columnOfProperty[index]
-        let reader = try core.currentReader()
-        switch type.columnType {
-        case .int where type.collection == .single:
-            return T._floeDecode(_FloeValue(.int(try reader.sumOfIntegers(in: binding.table, column: column))))
-        case .double where type.collection == .single:
-            return T._floeDecode(_FloeValue(.double(try reader.sumOfDoubles(in: binding.table, column: column))))
-        case .float where type.collection == .single:
-            return T._floeDecode(_FloeValue(.float(Float(try reader.sumOfDoubles(in: binding.table, column: column)))))
-        default:
-            throw FloeError.typeMismatch(table: schema.className, column: name, expected: "a numeric property (Int, Double or Float)", value: type.swiftName)
         }
     }
 

@@ -1,65 +1,101 @@
-/// What narrows and orders a `Results`: a predicate and sort descriptors, applied in that order.
-/// Immutable; each `filter` or `sorted` makes a new one (results chain).
+/// What narrows and orders a `Results`: the objects it starts from, a predicate, then sorts and
+/// distincts in the order they were asked for. Immutable; each `filter`, `sorted` or
+/// `distinct` makes a new one (results chain).
 final class ResultsQuery: Sendable {
-    let predicate: QueryPredicate?
-    let sort: [SortDescriptor]
+    /// One ordering step after the predicate.
+    enum Stage: Sendable, Hashable {
+        case sort([SortDescriptor])
+        /// Keeps the first object of each group with equal values at these key paths.
+        case distinct([String])
+    }
 
-    init(predicate: QueryPredicate?, sort: [SortDescriptor]) {
+    let predicate: QueryPredicate?
+    /// The objects the predicate narrows (every object of the class, or a collection's).
+    let base: ResultsBase
+    let stages: [Stage]
+
+    init(predicate: QueryPredicate? = nil, base: ResultsBase = .table, stages: [Stage] = []) {
         self.predicate = predicate
-        self.sort = sort
+        self.base = base
+        self.stages = stages
+    }
+
+    convenience init(predicate: QueryPredicate?, sort: [SortDescriptor]) {
+        self.init(predicate: predicate, stages: sort.isEmpty ? [] : [.sort(sort)])
+    }
+
+    /// The order asked for last.
+    var sort: [SortDescriptor] {
+        for case .sort(let descriptors) in stages.reversed() { return descriptors }
+        return []
     }
 
     /// This query narrowed by `predicate` too (both must hold).
     func filtered(by predicate: QueryPredicate) -> ResultsQuery {
-        ResultsQuery(predicate: self.predicate.map { .and([$0, predicate]) } ?? predicate, sort: sort)
+        ResultsQuery(predicate: self.predicate.map { .and([$0, predicate]) } ?? predicate, base: base, stages: stages)
     }
 
-    /// This query ordered by `descriptors` (replacing an earlier order, as in Realm).
+    /// This query ordered by `descriptors`, replacing an earlier order (as in Realm); a
+    /// `distinct` asked for before keeps the objects it chose.
     func sorted(by descriptors: [SortDescriptor]) -> ResultsQuery {
-        ResultsQuery(predicate: predicate, sort: descriptors)
+        var stages = stages
+        while case .sort = stages.last { stages.removeLast() }
+        return ResultsQuery(predicate: predicate, base: base, stages: stages + [.sort(descriptors)])
+    }
+
+    /// This query keeping the first object (in its order so far) of each group with equal values at `keyPaths`.
+    func distinct(by keyPaths: [String]) -> ResultsQuery {
+        ResultsQuery(predicate: predicate, base: base, stages: stages + [.distinct(keyPaths)])
     }
 
     /// The keys of the objects of `binding`'s class that match, in order.
     func keys(in binding: TableBinding, reader: any VersionReading,
               bindings: @escaping (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) -> [Int64] {
-        var keys: [Int64]
-        if let predicate {
-            keys = try QueryEvaluator(predicate, binding: binding, reader: reader, bindings: bindings).matchingKeys()
-        } else {
-            keys = try reader.objectKeys(in: binding.table)
-        }
-        guard !sort.isEmpty else { return keys }
-        let paths = try sort.map { (descriptor) throws(FloeError) in
-            try QueryEvaluator.sortHops(descriptor.keyPath, from: binding, bindings: bindings)
-        }
-        var rows: [(key: Int64, values: [Value])] = []
-        rows.reserveCapacity(keys.count)
-        for key in keys {
-            var values: [Value] = []
-            for hops in paths { values.append(try QueryEvaluator.sortValue(hops, key: key, reader: reader)) }
-            rows.append((key, values))
-        }
-        // Stable: objects with equal sort values keep their key order.
-        let indexed = rows.enumerated().sorted { first, second in
-            for (index, descriptor) in sort.enumerated() {
-                let order = QueryEvaluator.sortOrder(first.element.values[index], second.element.values[index])
-                if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+        var keys = try QueryPlanner.matchingKeys(predicate, base: base, binding: binding, reader: reader, bindings: bindings)
+        for stage in stages {
+            switch stage {
+            case .sort(let descriptors):
+                keys = try Self.sort(keys, by: descriptors, binding: binding, reader: reader, bindings: bindings)
+            case .distinct(let keyPaths):
+                let paths = try keyPaths.map { (keyPath) throws(FloeError) in try QueryEvaluator.sortKey(keyPath, from: binding, bindings: bindings) }
+                var seen = Set<[Value]>()
+                var kept: [Int64] = []
+                for key in keys {
+                    var values: [Value] = []
+                    for path in paths { values.append(try path.value(key: key, reader: reader)) }
+                    if seen.insert(values).inserted { kept.append(key) }
+                }
+                keys = kept
             }
-            return first.offset < second.offset
         }
-        keys = indexed.map(\.element.key)
         return keys
     }
 
-    /// Checks the predicate and sort key paths against the class now, so that a typo is an
-    /// error where the query is written, not an empty result later.
+    private static func sort(_ keys: [Int64], by sort: [SortDescriptor], binding: TableBinding, reader: any VersionReading,
+                             bindings: @escaping (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) -> [Int64] {
+        let paths = try sort.map { (descriptor) throws(FloeError) in
+            try QueryEvaluator.sortKey(descriptor.keyPath, from: binding, bindings: bindings)
+        }
+        let columns = try SortColumns.values(of: keys, paths: paths, binding: binding, reader: reader)
+        return SortColumns.order(keys, columns: columns, ascending: sort.map(\.ascending))
+    }
+
+    /// Checks the predicate, sort and distinct key paths against the class now, so that a
+    /// typo is an error where the query is written, not an empty result later.
     func validate(for type: ObjectBase.Type, binding: TableBinding?,
                   bindings: @escaping (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) {
         // A class without objects yet still checks its key paths.
         let subject: TableBinding
         if let binding { subject = binding } else { subject = try QueryEvaluator.schemaOnlyBinding(for: type) }
         if let predicate { _ = try QueryEvaluator.compile(predicate, root: subject, bindings: bindings) }
-        for descriptor in sort { _ = try QueryEvaluator.sortHops(descriptor.keyPath, from: subject, bindings: bindings) }
+        for stage in stages {
+            switch stage {
+            case .sort(let descriptors):
+                for descriptor in descriptors { _ = try QueryEvaluator.sortKey(descriptor.keyPath, from: subject, bindings: bindings) }
+            case .distinct(let keyPaths):
+                for keyPath in keyPaths { _ = try QueryEvaluator.sortKey(keyPath, from: subject, bindings: bindings) }
+            }
+        }
     }
 }
 

@@ -38,6 +38,8 @@ enum ValueComparison {
         if options.contains(.caseInsensitive) { foundation.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { foundation.insert(.diacriticInsensitive) }
         switch op {
+        // Without options, Swift's own prefix test (Characters, canonical equivalence), as the column scan uses.
+        case .beginsWith where foundation.isEmpty: return left.hasPrefix(right)
         case .beginsWith: return right.isEmpty || left.range(of: right, options: foundation.union(.anchored)) != nil
         case .endsWith: return right.isEmpty || left.range(of: right, options: foundation.union([.anchored, .backwards])) != nil
         case .contains: return right.isEmpty || left.range(of: right, options: foundation) != nil

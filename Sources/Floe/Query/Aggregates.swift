@@ -1,0 +1,385 @@
+import Foundation
+
+/// What an aggregate runs over: the objects of one class that a collection holds now. Part of
+/// how Floe's collections share their aggregates; not for use outside Floe.
+public struct _AggregationSource {
+    let type: ObjectBase.Type
+    let binding: TableBinding?
+    let reader: (any VersionReading)?
+    /// The objects' keys, or nil for every object of the table (then aggregates run over
+    /// whole columns).
+    let keys: [Int64]?
+    /// An unmanaged collection's objects, read from their own fields.
+    let unmanaged: [ObjectBase]?
+
+    init(type: ObjectBase.Type, binding: TableBinding?, reader: (any VersionReading)?, keys: [Int64]?) {
+        self.type = type
+        self.binding = binding
+        self.reader = reader
+        self.keys = keys
+        unmanaged = nil
+    }
+
+    init(type: ObjectBase.Type, unmanaged: [ObjectBase]) {
+        self.type = type
+        binding = nil
+        reader = nil
+        keys = nil
+        self.unmanaged = unmanaged
+    }
+
+    func compute(_ operation: Aggregation.Operation, _ name: String) throws(FloeError) -> Value {
+        guard let unmanaged else { return try Aggregation.compute(operation, property: name, of: type, binding: binding, reader: reader, keys: keys) }
+        let schema = try SchemaDiscovery.schema(for: type)
+        guard let index = schema.propertyIndex(named: name) else {
+            throw .invalidKeyPath(className: schema.className, keyPath: name, reason: "\(schema.className) has no property '\(name)'")
+        }
+        let type = schema.properties[index].type
+        guard type.collection == .single, !schema.properties[index].isComputed else {
+            throw .invalidKeyPath(className: schema.className, keyPath: name, reason: "\(operation.rawValue) needs a single value, and '\(name)' is \(type.swiftName)")
+        }
+        let values = unmanaged.map { schema.accessors[index].unmanagedValue($0).value }
+        do {
+            return try Aggregation.compute(operation, values: values, type: type.columnType, kind: schema.className)
+        } catch {
+            throw .invalidKeyPath(className: schema.className, keyPath: name,
+                                  reason: "\(operation.rawValue) needs an Int, Float, Double, Decimal128 or Date property, and '\(name)' is \(type.swiftName)")
+        }
+    }
+}
+
+/// A collection of objects that computes `min`, `max`, `sum` and `average` of their properties:
+/// `Results`, `List`, `MutableSet`, `LinkingObjects`, `AnyRealmCollection` and their frozen forms.
+///
+/// ```swift
+/// func oldest<C: _AggregatableObjects>(_ dogs: C) throws -> Int? where C._AggregatedObject == Dog {
+///     try dogs.max(ofProperty: "age")
+/// }
+/// ```
+public protocol _AggregatableObjects {
+    /// The class of the objects aggregated.
+    associatedtype _AggregatedObject: Object
+    /// The objects as they are now.
+    func _aggregationSource() throws -> _AggregationSource
+}
+
+extension _AggregatableObjects {
+    /// The smallest value of a property (Int, Float, Double, Decimal128 or Date) over the
+    /// objects, nulls skipped; nil when there are none.
+    ///
+    /// ```swift
+    /// let youngest: Int? = try dogs.min(ofProperty: "age")
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the class has no
+    ///   such property or its type has no minimum.
+    public func min<T: _Persistable>(ofProperty property: String) throws -> T? {
+        try optional(.min, property)
+    }
+
+    /// The largest value of a property (Int, Float, Double, Decimal128 or Date) over the
+    /// objects, nulls skipped; nil when there are none.
+    ///
+    /// ```swift
+    /// let latest: Date? = try dogs.max(ofProperty: "birthday")
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the class has no
+    ///   such property or its type has no maximum.
+    public func max<T: _Persistable>(ofProperty property: String) throws -> T? {
+        try optional(.max, property)
+    }
+
+    /// The sum of a numeric property (Int, Float, Double or Decimal128) over the objects,
+    /// nulls skipped; 0 when there are none.
+    ///
+    /// ```swift
+    /// let totalAge: Int = try dogs.sum(ofProperty: "age")
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the class has no
+    ///   such property or it is not numeric.
+    public func sum<T: _Persistable>(ofProperty property: String) throws -> T {
+        Aggregation.decode(try _aggregationSource().compute(.sum, property), as: T.self)
+    }
+
+    /// The mean of a numeric property (Int, Float, Double or Decimal128) over the objects,
+    /// nulls skipped; nil when there are none.
+    ///
+    /// ```swift
+    /// let meanAge: Double? = try dogs.average(ofProperty: "age")
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the class has no
+    ///   such property or it is not numeric.
+    public func average<T: _Persistable>(ofProperty property: String) throws -> T? {
+        try optional(.average, property)
+    }
+
+    /// The smallest value of the property a key path names; nil when there are no values.
+    ///
+    /// ```swift
+    /// let youngest = try dogs.min(of: \.age)
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the key path is
+    ///   not a persisted property of the class, or its type has no minimum.
+    public func min<T: _Persistable>(of keyPath: KeyPath<_AggregatedObject, T>) throws -> T? {
+        try optional(.min, KeyPathNames.name(of: keyPath))
+    }
+
+    /// The largest value of the property a key path names; nil when there are no values.
+    ///
+    /// ```swift
+    /// let oldest = try dogs.max(of: \.age)
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the key path is
+    ///   not a persisted property of the class, or its type has no maximum.
+    public func max<T: _Persistable>(of keyPath: KeyPath<_AggregatedObject, T>) throws -> T? {
+        try optional(.max, KeyPathNames.name(of: keyPath))
+    }
+
+    /// The sum of the numeric property a key path names; 0 when there are no values.
+    ///
+    /// ```swift
+    /// let totalAge = try dogs.sum(of: \.age)
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the key path is
+    ///   not a persisted numeric property of the class.
+    public func sum<T: _Persistable>(of keyPath: KeyPath<_AggregatedObject, T>) throws -> T {
+        Aggregation.decode(try _aggregationSource().compute(.sum, KeyPathNames.name(of: keyPath)), as: T.self)
+    }
+
+    /// The mean of the numeric property a key path names, in its own type; nil when there
+    /// are no values.
+    ///
+    /// ```swift
+    /// let meanWeight = try dogs.average(of: \.weight)
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the key path is
+    ///   not a persisted numeric property of the class.
+    public func average<T: _Persistable>(of keyPath: KeyPath<_AggregatedObject, T>) throws -> T? {
+        try optional(.average, KeyPathNames.name(of: keyPath))
+    }
+
+    private func optional<T: _Persistable>(_ operation: Aggregation.Operation, _ property: String) throws -> T? {
+        let value = try _aggregationSource().compute(operation, property)
+        return value == .null ? nil : Aggregation.decode(value, as: T.self)
+    }
+}
+
+extension Results: _AggregatableObjects {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        guard let binding = try core.tableBinding(for: Element.self) else {
+            return _AggregationSource(type: Element.self, binding: nil, reader: nil, keys: [])
+        }
+        let reader = try core.currentReader()
+        let keys = try query.map { query throws(FloeError) in
+            try query.keys(in: binding, reader: reader) { (type) throws(FloeError) in try core.tableBinding(for: type) }
+        }
+        return _AggregationSource(type: Element.self, binding: binding, reader: reader, keys: keys)
+    }
+}
+
+extension FrozenResults: _AggregatableObjects {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        guard let binding = try FrozenSource.binding(for: Element.self, in: snapshot) else {
+            return _AggregationSource(type: Element.self, binding: nil, reader: nil, keys: [])
+        }
+        let keys = try query.map { query throws(FloeError) in
+            try query.keys(in: binding, reader: snapshot) { (type) throws(FloeError) in try FrozenSource.binding(for: type, in: snapshot) }
+        }
+        return _AggregationSource(type: Element.self, binding: binding, reader: snapshot, keys: keys)
+    }
+}
+
+extension List: _AggregatableObjects where Element: Object {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        guard parent != nil || nested != nil else { return _AggregationSource(type: Element.self, unmanaged: Array(self)) }
+        return try _objectResults()._aggregationSource()
+    }
+}
+
+extension MutableSet: _AggregatableObjects where Element: Object {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        guard parent != nil else { return _AggregationSource(type: Element.self, unmanaged: Array(self)) }
+        return try _objectResults()._aggregationSource()
+    }
+}
+
+extension LinkingObjects: _AggregatableObjects where Element: Object {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        guard parent != nil else { return _AggregationSource(type: Element.self, binding: nil, reader: nil, keys: []) }
+        return try _objectResults()._aggregationSource()
+    }
+}
+
+extension FrozenList: _AggregatableObjects where Element: Object {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        try frozenResults()._aggregationSource()
+    }
+}
+
+extension FrozenSet: _AggregatableObjects where Element: Object {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        try elements.frozenResults()._aggregationSource()
+    }
+}
+
+extension AnyRealmCollection: _AggregatableObjects where Element: Object {
+    public typealias _AggregatedObject = Element
+
+    public func _aggregationSource() throws -> _AggregationSource {
+        guard let queryable = base as? any _AggregatableObjects else {
+            throw FloeError.invalidOperation(className: Element.className(), detail: "this collection cannot be aggregated")
+        }
+        return try queryable._aggregationSource()
+    }
+}
+
+// MARK: Collections of values
+
+/// A type whose values have a minimum and a maximum (numbers and dates), as Realm names it.
+///
+/// ```swift
+/// let earliest = dog.vetVisits.min()   // List<Date>
+/// ```
+public protocol MinMaxType: _Persistable {}
+
+/// A type whose values add up (numbers), as Realm names it.
+///
+/// ```swift
+/// let total = dog.scores.sum()   // List<Int>
+/// ```
+public protocol AddableType: MinMaxType {}
+
+extension Int: AddableType {}
+extension Int8: AddableType {}
+extension Int16: AddableType {}
+extension Int32: AddableType {}
+extension Int64: AddableType {}
+extension Float: AddableType {}
+extension Double: AddableType {}
+extension Decimal128: AddableType {}
+extension Date: MinMaxType {}
+extension Optional: MinMaxType where Wrapped: MinMaxType {}
+extension Optional: AddableType where Wrapped: AddableType {}
+
+extension Aggregation {
+    /// The aggregate of a collection's values; nil (`.null`) for min, max and average of nothing.
+    static func values<Element: _Persistable>(_ operation: Operation, _ values: [Value], of _: Element.Type) -> Value {
+        // The element types allowed here always aggregate.
+        (try? compute(operation, values: values, type: Element._floeType.columnType, kind: "\(Element.self)")) ?? .null
+    }
+}
+
+extension List where Element: MinMaxType {
+    /// The smallest element, nulls skipped; nil when there is none.
+    ///
+    /// ```swift
+    /// let lowest = dog.scores.min()
+    /// ```
+    public func min() -> Element? { Aggregation.optional(.min, storedValues, Element.self) }
+
+    /// The largest element, nulls skipped; nil when there is none.
+    ///
+    /// ```swift
+    /// let highest = dog.scores.max()
+    /// ```
+    public func max() -> Element? { Aggregation.optional(.max, storedValues, Element.self) }
+
+    /// The elements as stored (a managed list read once).
+    var storedValues: [Value] {
+        guard let parent, nested == nil else { return map { List.nestedValue($0).value } }
+        do {
+            return try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
+        } catch {
+            return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [])
+        }
+    }
+}
+
+extension List where Element: AddableType {
+    /// The sum of the elements, nulls skipped; 0 for none.
+    ///
+    /// ```swift
+    /// let total = dog.scores.sum()
+    /// ```
+    public func sum() -> Element { Aggregation.decode(Aggregation.values(.sum, storedValues, of: Element.self), as: Element.self) }
+
+    /// The mean of the elements as `T`, nulls skipped; nil when there is none.
+    ///
+    /// ```swift
+    /// let mean: Double? = dog.scores.average()
+    /// ```
+    public func average<T: _Persistable>() -> T? { Aggregation.optional(.average, storedValues, T.self, elementType: Element.self) }
+}
+
+extension MutableSet where Element: MinMaxType {
+    /// The smallest element, nulls skipped; nil when there is none.
+    ///
+    /// ```swift
+    /// let lowest = dog.luckyNumbers.min()
+    /// ```
+    public func min() -> Element? { Aggregation.optional(.min, storedValues, Element.self) }
+
+    /// The largest element, nulls skipped; nil when there is none.
+    ///
+    /// ```swift
+    /// let highest = dog.luckyNumbers.max()
+    /// ```
+    public func max() -> Element? { Aggregation.optional(.max, storedValues, Element.self) }
+
+    var storedValues: [Value] {
+        guard let parent else { return map(\._floeEncoded.value) }
+        do {
+            return try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
+        } catch {
+            return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [])
+        }
+    }
+}
+
+extension MutableSet where Element: AddableType {
+    /// The sum of the elements, nulls skipped; 0 for none.
+    ///
+    /// ```swift
+    /// let total = dog.luckyNumbers.sum()
+    /// ```
+    public func sum() -> Element { Aggregation.decode(Aggregation.values(.sum, storedValues, of: Element.self), as: Element.self) }
+
+    /// The mean of the elements as `T`, nulls skipped; nil when there is none.
+    ///
+    /// ```swift
+    /// let mean: Double? = dog.luckyNumbers.average()
+    /// ```
+    public func average<T: _Persistable>() -> T? { Aggregation.optional(.average, storedValues, T.self, elementType: Element.self) }
+}
+
+extension Aggregation {
+    static func optional<Element: _Persistable>(_ operation: Operation, _ values: [Value], _: Element.Type) -> Element? {
+        optional(operation, values, Element.self, elementType: Element.self)
+    }
+
+    static func optional<T: _Persistable, Element: _Persistable>(_ operation: Operation, _ values: [Value], _: T.Type, elementType: Element.Type) -> T? {
+        let value = Aggregation.values(operation, values, of: Element.self)
+        return value == .null ? nil : decode(value, as: T.self)
+    }
+}

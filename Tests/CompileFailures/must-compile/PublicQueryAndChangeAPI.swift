@@ -1,0 +1,78 @@
+// Must compile outside the module (no @testable): the query and change-stream API on every
+// collection, as an application writes it. A member declared in an extension of an internal
+// protocol compiles inside Floe but is invisible here; this file catches that.
+import Foundation
+import Floe
+
+final class Pet: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var weight = 0.0
+    @Persisted var born = Date()
+    @Persisted(originProperty: "pets") var owners: LinkingObjects<Owner>
+}
+
+final class Owner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var pets: List<Pet>
+    @Persisted var favourites: MutableSet<Pet>
+    @Persisted var byName: Map<String, Pet?>
+    @Persisted var scores: List<Int>
+}
+
+extension Realm {
+    func queries(_ owner: Owner) throws {
+        let pets = objects(Pet.self)
+        _ = try pets.where { $0.age > 3 && $0.name.starts(with: "R") }.sorted(byKeyPath: "age").filter("weight > %@", 2.0)
+        _ = try pets.sorted(by: \.age, ascending: false).distinct(by: ["name"])
+        _ = try pets.sectioned(by: \.name, ascending: true)
+        let total: Int = try pets.sum(ofProperty: "age")
+        let oldest: Int? = try pets.max(ofProperty: "age")
+        let mean: Double? = try pets.average(ofProperty: "weight")
+        _ = (total, oldest, mean)
+        _ = try pets.sum(of: \.age)
+        for collection in [AnyRealmCollection(owner.pets), AnyRealmCollection(owner.favourites)] {
+            _ = try collection.filter("age > 1").count
+        }
+        _ = try owner.pets.filter("age > 1").sorted(byKeyPath: "name").where { $0.weight < 10 }
+        _ = try owner.pets.where { $0.age > 1 }
+        _ = try owner.favourites.where { $0.age > 1 }.sorted(by: \.name)
+        _ = try owner.byName.values.filter("age > 1")
+        _ = try owner.pets.first!.owners.where { $0.name == "Ada" }
+        _ = try owner.pets.sectioned(by: \.name, ascending: true)
+        let petAges: Int = try owner.pets.sum(ofProperty: "age")
+        _ = petAges
+        _ = owner.scores.sum()
+        _ = owner.scores.max()
+    }
+
+    func streams(_ owner: Owner) throws {
+        _ = try owner.changes
+        _ = try owner.changes(keyPaths: ["name", "pets.name"])
+        _ = try objects(Pet.self).changes
+        _ = try owner.pets.changes
+        _ = try owner.favourites.changes
+        _ = try owner.byName.changes
+        _ = try changes
+    }
+}
+
+func consume(_ realm: Realm) async throws {
+    let stream = try await realm.read { realm in try realm.objects(Pet.self).changes }
+    for await change in stream {
+        switch change {
+        case .initial(let pets): print(pets.count)
+        case .update(let pets, let deletions, let insertions, let modifications):
+            print(pets.count, deletions, insertions, modifications)
+        }
+    }
+    try await realm.write(withoutNotifying: [stream]) { realm in
+        try realm.create(Pet.self, value: ["id": 1])
+        return ()
+    }
+    for try await transaction in try await realm.changeFeed(since: 0) {
+        print(transaction.version)
+    }
+}
