@@ -216,7 +216,8 @@ import Testing
             ("string", { let _: Int = try $0.sum(ofProperty: "name") }, "sum needs an Int, Float, Double or Decimal128 property, and 'name' is String"),
             ("date sum", { let _: Date = try $0.sum(ofProperty: "born") }, "'born' is Date"),
             ("link", { let _: Int? = try $0.max(ofProperty: "walker") }, "max needs an Int, Float, Double, Decimal128 or Date property"),
-            ("computed key path", { _ = try $0.sum(of: \.doubleAge) }, "reads no persisted property"),
+            ("computed key path", { _ = try $0.sum(of: \.doubleAge) }, "reads no @Persisted property"),
+            ("key path computed from a property", { _ = try $0.sum(of: \.ageInMonths) }, "is computed from 'age'"),
         ]
         for (label, body, message) in cases {
             let error = await #expect(throws: FloeError.self, "\(label)") {
@@ -377,4 +378,5 @@ extension CollectionQueryTests {
 extension CollectionQueryTests.Hound {
     /// Not persisted: aggregates cannot use it.
     var doubleAge: Int { 2 }
+    var ageInMonths: Int { age * 12 }
 }
