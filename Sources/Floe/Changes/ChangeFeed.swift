@@ -123,7 +123,13 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                     return transaction
                 }
                 if store.currentVersion >= nextVersion {
-                    history = try store.history(from: nextVersion - 1)
+                    do {
+                        history = try store.history(from: nextVersion - 1)
+                    } catch .versionUnavailable where (try? store.history(continuing: history)) != nil {
+                        // Compaction replaced the file after this feed last looked: the commits
+                        // between are still in the old one, which this feed keeps open.
+                        history = try store.history(continuing: history)!
+                    }
                     index = 1
                     continue
                 }
