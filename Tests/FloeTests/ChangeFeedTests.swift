@@ -153,4 +153,19 @@ import Testing
         let transaction = try await feed.next()
         #expect(transaction?.objects.map(\.operation) == [.insert(["text": .string("b")])])
     }
+
+    @Test func aFeedBehindACompactionReadsOnFromTheReplacedFile() async throws {
+        let directory = TemporaryDirectory()
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file())))
+        try await Self.randomWrites(realm, count: 5, seed: 3)
+        let start = realm.store.currentVersion
+        var feed = try realm.changeFeed(since: start - 2).makeAsyncIterator()
+        #expect(try await feed.next()?.version == start - 1)
+        for id in 0..<3 { try await realm.asyncWrite { realm in _ = try realm.create(LogLine.self, value: ["text": "before \(id)"]) } }
+        try realm.store.compact()
+        try await realm.asyncWrite { realm in _ = try realm.create(LogLine.self, value: ["text": "after"]) }
+        var versions: [UInt64] = []
+        while versions.last != start + 4, let transaction = try await feed.next() { versions.append(transaction.version) }
+        #expect(versions == Array(start...start + 4))
+    }
 }

@@ -286,4 +286,51 @@ import Testing
             #expect(deletions.isEmpty && insertions.isEmpty && modifications == [37])
         }
     }
+
+    @Test func updatesArriveInCommitOrderToAConsumerOnAnotherActor() async throws {
+        let realm = try await Self.makeRealm()
+        let stream = try await realm.read { realm in try realm.objects(Item.self).changes }
+        actor Watcher {
+            var versions: [UInt64] = []
+            func watch(_ stream: CollectionChanges<FrozenResults<Item>>, until count: Int) async {
+                for await change in stream {
+                    if case .update(let items, _, _, _) = change { versions.append(items.version) }
+                    if case .update(let items, _, _, _) = change, items.count == count { return }
+                }
+            }
+        }
+        let watcher = Watcher()
+        let watching = Task { await watcher.watch(stream, until: 55) }
+        for id in 5..<55 { try await realm.asyncWrite { realm in _ = try realm.create(Item.self, value: ["id": id]) } }
+        await watching.value
+        let versions = await watcher.versions
+        #expect(!versions.isEmpty && versions == versions.sorted() && Set(versions).count == versions.count)
+    }
+
+    @Test func aResultsStreamMadeInsideAWriteSeesThatWrite() async throws {
+        let realm = try await Self.makeRealm()
+        let stream = try await realm.write { realm in
+            let stream = try realm.objects(Item.self).changes
+            try realm.create(Item.self, value: ["id": 9])
+            return stream
+        }
+        var changes = stream.makeAsyncIterator()
+        guard case .initial(let before) = await changes.next() else { Issue.record("expected .initial"); return }
+        #expect(before.count == 5)
+        guard case .update(let after, _, let insertions, _) = await changes.next() else { Issue.record("expected .update"); return }
+        #expect(after.count == 6 && insertions == [5])
+    }
+
+    @Test func cancellingTheConsumerEndsACollectionStream() async throws {
+        let realm = try await Self.makeRealm()
+        let stream = try await realm.read { realm in try realm.objects(Item.self).changes }
+        let consumer = Task {
+            var received = 0
+            for await _ in stream { received += 1 }
+            return received
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        consumer.cancel()
+        #expect(await consumer.value <= 1)   // at most the initial state, then the end
+    }
 }

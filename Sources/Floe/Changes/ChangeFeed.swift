@@ -123,7 +123,13 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                     return transaction
                 }
                 if store.currentVersion >= nextVersion {
-                    history = try store.history(from: nextVersion - 1)
+                    do {
+                        history = try store.history(from: nextVersion - 1)
+                    } catch .versionUnavailable where (try? store.history(continuing: history)) != nil {
+                        // Compaction replaced the file after this feed last looked: the commits
+                        // between are still in the old one, which this feed keeps open.
+                        history = try store.history(continuing: history)!
+                    }
                     index = 1
                     continue
                 }
@@ -181,13 +187,15 @@ enum ChangeFeedReader {
             }
             guard let newHandle else { continue }
             let spec = try new.spec(of: newHandle)
+            let primaryKey = spec.columns.firstIndex(where: \.isPrimaryKey)
+            let everyColumn = Array(spec.columns.indices)
             for key in table.inserted.sorted() {
-                let values = try self.values(of: key, columns: Array(spec.columns.indices), in: newHandle, spec: spec, of: new)
-                objects.append(ChangeFeedObject(className: name, key: try identity(key, in: newHandle, of: new), operation: .insert(values)))
+                let (values, row) = try self.values(of: key, columns: everyColumn, in: newHandle, spec: spec, of: new)
+                objects.append(ChangeFeedObject(className: name, key: identity(key, row: row, primaryKey: primaryKey), operation: .insert(values)))
             }
             for (key, columns) in table.modified.sorted(by: { $0.key < $1.key }) {
-                let values = try self.values(of: key, columns: columns.sorted(), in: newHandle, spec: spec, of: new)
-                objects.append(ChangeFeedObject(className: name, key: try identity(key, in: newHandle, of: new), operation: .update(values)))
+                let (values, row) = try self.values(of: key, columns: columns.sorted(), in: newHandle, spec: spec, of: new)
+                objects.append(ChangeFeedObject(className: name, key: identity(key, row: row, primaryKey: primaryKey), operation: .update(values)))
             }
         }
         return ChangeFeedTransaction(version: new.version, objects: objects)
@@ -200,14 +208,23 @@ enum ChangeFeedReader {
         return PrimaryKeyValue(try snapshot.value(in: table, key: key, column: column)) ?? .objectKey(key)
     }
 
-    private static func values(of key: Int64, columns: [Int], in table: TableHandle, spec: TableSpec, of snapshot: Snapshot) throws(FloeError) -> [String: FeedValue] {
+    private static func identity(_ key: Int64, row: [Value], primaryKey: Int?) -> PrimaryKeyValue {
+        guard let primaryKey else { return .objectKey(key) }
+        return PrimaryKeyValue(row[primaryKey]) ?? .objectKey(key)
+    }
+
+    /// The values of `columns` of object `key` (and its whole row, read with one search).
+    private static func values(of key: Int64, columns: [Int], in table: TableHandle, spec: TableSpec,
+                               of snapshot: Snapshot) throws(FloeError) -> ([String: FeedValue], [Value]) {
+        let row = try snapshot.row(in: table, key: key)
         var values: [String: FeedValue] = [:]
+        values.reserveCapacity(columns.count)
         for column in columns {
             let columnSpec = spec.columns[column]
             let target = columnSpec.linkTarget
             switch columnSpec.collection {
             case .single:
-                values[columnSpec.name] = try feedValue(try snapshot.value(in: table, key: key, column: column), target: target, in: snapshot)
+                values[columnSpec.name] = try feedValue(row[column], target: target, in: snapshot)
             case .map:
                 var entries: [String: FeedValue] = [:]
                 for entry in try snapshot.mapEntries(in: table, key: key, column: column) {
@@ -222,7 +239,7 @@ enum ChangeFeedReader {
                 values[columnSpec.name] = .list(elements)
             }
         }
-        return values
+        return (values, row)
     }
 
     static func feedValue(_ value: Value, target: String?, in snapshot: Snapshot) throws(FloeError) -> FeedValue {

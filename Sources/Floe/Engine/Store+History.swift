@@ -36,6 +36,18 @@
             guard version == current else { throw .versionUnavailable(path: path, version: version, oldest: current, newest: current) }
             return VersionHistory(file: nil, records: [(version, 0)])
         }
+        return try Self.history(from: version, in: file, newest: newest, path: path)
+    }
+
+    /// The rest of `history`'s file after its newest version: for a reader that fell behind
+    /// when compaction replaced the file (the old one, retired, still holds those commits).
+    public func history(continuing history: VersionHistory) throws(FloeError) -> VersionHistory? {
+        guard let file = history.file, let last = history.records.last, file.isRetired,
+              let newest = file.lastCommit, newest.version > last.version else { return nil }
+        return try Self.history(from: last.version, in: file, newest: newest, path: path)
+    }
+
+    private static func history(from version: UInt64, in file: StorageFile, newest: CommitRecord?, path: String) throws(FloeError) -> VersionHistory {
         var records: [(version: UInt64, rootRef: UInt64)] = []
         var record = newest
         let scanner = CommitScanner(handle: file.handle, fileSize: file.endOffset)
