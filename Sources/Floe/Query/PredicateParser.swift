@@ -153,16 +153,31 @@ enum PredicateParser {
         mutating func keyPathExpression(start path: String) throws(FloeError) -> QueryExpression {
             let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !parts.contains(where: \.isEmpty) else { throw failure("empty key path component in '\(path)'") }
-            if let index = parts.firstIndex(where: { $0.hasPrefix("@") }) {
-                guard let aggregate = QueryAggregate(rawValue: parts[index].lowercased()), index > 0 else {
-                    throw failure("unknown collection operator '\(parts[index])'")
+            var components: [QueryKeyPathComponent] = []
+            var index = 0
+            while index < parts.count {
+                let part = parts[index]
+                if part.lowercased() == "@links" {
+                    // `@links.Person.dogs`: the Person objects whose `dogs` link here.
+                    guard index + 2 < parts.count, !parts[index + 1].hasPrefix("@"), !parts[index + 2].hasPrefix("@") else {
+                        throw failure("@links names a class and its property: @links.Person.dogs")
+                    }
+                    components.append(.links(className: parts[index + 1], property: parts[index + 2]))
+                    index += 3
+                    continue
                 }
-                let collection = QueryKeyPath(parts[..<index].map(Self.component))
-                let of = Array(parts[(index + 1)...])
-                if aggregate == .count && !of.isEmpty { throw failure("@count takes no property after it") }
-                return .aggregate(collection, aggregate, of: of)
+                if part.hasPrefix("@") {
+                    guard let aggregate = QueryAggregate(rawValue: part.lowercased()), !components.isEmpty else {
+                        throw failure("unknown collection operator '\(part)'")
+                    }
+                    let of = Array(parts[(index + 1)...])
+                    if aggregate == .count && !of.isEmpty { throw failure("@count takes no property after it") }
+                    return .aggregate(QueryKeyPath(components), aggregate, of: of)
+                }
+                components.append(Self.component(part))
+                index += 1
             }
-            return .keyPath(QueryKeyPath(parts.map(Self.component)))
+            return .keyPath(QueryKeyPath(components))
         }
 
         /// `$name` is a subquery's variable; anything else a property.

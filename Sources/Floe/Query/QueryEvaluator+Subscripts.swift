@@ -60,6 +60,33 @@ extension QueryEvaluator {
         return (origin, origin.columnOfProperty[index])
     }
 
+    /// The hop of `@links.Class.property` from `binding`'s objects: the objects of `Class` whose
+    /// `property` links to them, read as linking objects are; and the binding the path goes on in.
+    static func backlinkHop(from binding: TableBinding, className: String, property originName: String, path: QueryKeyPath,
+                            root: TableBinding, bindings: (ObjectBase.Type) throws(FloeError) -> TableBinding?)
+        throws(FloeError) -> (Hop, TableBinding) {
+        func refuse(_ reason: String) -> FloeError { .invalidKeyPath(className: root.schema.className, keyPath: "\(path)", reason: reason) }
+        guard let originType = SchemaDiscovery.type(named: className) else { throw refuse("there is no model class named '\(className)'") }
+        let originSchema = try SchemaDiscovery.schema(for: originType)
+        guard let index = originSchema.propertyIndex(named: originName) else { throw refuse("\(className) has no property '\(originName)'") }
+        let link = originSchema.properties[index]
+        guard link.type.objectType == binding.schema.type, !link.isComputed else {
+            throw refuse("'\(className).\(originName)' does not link to \(binding.schema.className)")
+        }
+        var type = link.type
+        type.collection = .list
+        type.objectType = originType
+        type.swiftName = "LinkingObjects<\(className)>"
+        let property = PropertyInfo(name: "@links.\(className).\(originName)", persistedName: link.persistedName, type: type,
+                                    isPrimaryKey: false, isIndexed: false, accessor: link.accessor, originProperty: originName)
+        // No table for the origin class yet: nothing links here, and the hop reads no objects.
+        let originBinding = try bindings(originType)
+        let hop = Hop(binding: binding, column: -1, property: property,
+                      origin: originBinding.map { ($0, $0.columnOfProperty[index]) })
+        if let originBinding { return (hop, originBinding) }
+        return (hop, try schemaOnlyBinding(for: originType))
+    }
+
     /// What a hop that reads itself yields for one object, and whether that is several values.
     func ownValues(_ hop: Hop, _ key: Int64) throws(FloeError) -> ([Value], Bool) {
         if hop.property.isComputed {

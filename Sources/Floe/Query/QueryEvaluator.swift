@@ -137,6 +137,16 @@ struct QueryEvaluator {
         var current: TableBinding? = root
         for (index, component) in path.components.enumerated() {
             if !hops.isEmpty, try appendStep(component, to: &hops[hops.count - 1], path: path, root: root) { continue }
+            if case .links(let className, let originName) = component {
+                guard let binding = current else {
+                    throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)",
+                                          reason: "'\(hops.last!.property.name)' holds values, not objects that others link to")
+                }
+                let (hop, origin) = try backlinkHop(from: binding, className: className, property: originName, path: path, root: root, bindings: bindings)
+                hops.append(hop)
+                current = origin
+                continue
+            }
             guard case .property(let name) = component else {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(path)", reason: "this form of key path is not supported yet")
             }
