@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: RandomAccessCollection {
     let results: Results<Element>
-    let sectionKey: (Element) -> Key
+    let sectionKey: SectionKeyFunction<Element, Key>
     /// Sections ordered by key (true: ascending, false: descending), or nil: in the order
     /// their first object appears.
     let keyOrder: Bool?
@@ -19,7 +19,7 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
 
     init(results: Results<Element>, sectionKey: @escaping (Element) -> Key, keyOrder: Bool?) {
         self.results = results
-        self.sectionKey = sectionKey
+        self.sectionKey = SectionKeyFunction(sectionKey)
         self.keyOrder = keyOrder
     }
 
@@ -55,12 +55,9 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
     ///
     /// - Throws: ``FloeError`` when the realm's version cannot be read.
     public func freeze() throws -> FrozenSectionedResults<Key, Element> where Key: Sendable {
-        let frozen = try results.freeze()
-        return FrozenSectionedResults(results: frozen, sections: Sectioning.sections(
-            keys: frozen.keys ?? frozen.map(\.key), keyOrder: keyOrder) { key in
-                sectionKey(Frozen<Element>(snapshot: frozen.snapshot, binding: frozen.binding!, key: key).makeModel())
-            })
+        FrozenSectionedResults(results: try results.freeze(), sectionKey: sectionKey, keyOrder: keyOrder)
     }
+
 
     /// The sections of the current version (computed again only after a change).
     private var sections: [(key: Key, keys: [Int64])] {
@@ -70,7 +67,7 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
             if let cached = cache.sections(for: reader) { return cached }
             // The iterator re-points one object from row to row: no object per row.
             var grouping = Sectioning.Grouping<Key>()
-            for object in results { grouping.add(object._floeBinding!.key, sectionKey(object)) }
+            for object in results { grouping.add(object._floeBinding!.key, sectionKey.key(of: object)) }
             let sections = grouping.sections(keyOrder: keyOrder)
             cache.store(sections, for: reader)
             return sections
@@ -118,6 +115,13 @@ public struct FrozenSectionedResults<Key: _Persistable & Hashable & Sendable, El
     init(results: FrozenResults<Element>, sections: [(key: Key, keys: [Int64])]) {
         self.results = results
         self.sections = sections.map { FrozenResultsSection(key: $0.key, keys: $0.keys, results: results) }
+    }
+
+    /// `results` in sections by `sectionKey`, computed on frozen objects.
+    init(results: FrozenResults<Element>, sectionKey: SectionKeyFunction<Element, Key>, keyOrder: Bool?) {
+        self.init(results: results, sections: Sectioning.sections(keys: results.keys ?? results.map(\.key), keyOrder: keyOrder) { key in
+            sectionKey.key(of: Frozen<Element>(snapshot: results.snapshot, binding: results.binding!, key: key).makeModel())
+        })
     }
 
     public var startIndex: Int { 0 }
@@ -291,4 +295,20 @@ extension _ObjectResultsConvertible {
                                                          sortDescriptors: [SortDescriptor]) throws -> SectionedResults<Key, _QueriedObject> {
         try _objectResults().sectioned(by: block, sortDescriptors: sortDescriptors)
     }
+}
+
+/// The function that gives an object its section's key. It is called on the realm's actor for
+/// live sections and, for change streams, on frozen objects from the task that iterates the
+/// stream, as Realm computes sections on a background thread: the key should depend on the
+/// object alone.
+struct SectionKeyFunction<Element: Object, Key>: @unchecked Sendable {
+    // @unchecked: a section key is computed from one object's properties (a key path, or a
+    // block such as `{ $0.name.prefix(1) }`); Floe calls it only with objects of one version.
+    private let function: (Element) -> Key
+
+    init(_ function: @escaping (Element) -> Key) {
+        self.function = function
+    }
+
+    func key(of object: Element) -> Key { function(object) }
 }

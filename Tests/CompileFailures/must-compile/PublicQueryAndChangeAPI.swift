@@ -76,3 +76,21 @@ func consume(_ realm: Realm) async throws {
         print(transaction.version)
     }
 }
+
+extension Realm {
+    func sectionStreams() throws {
+        let sections = try objects(Pet.self).sectioned(by: \.name, ascending: true)
+        let stream: SectionedResultsChanges<String, Pet> = try sections.changes
+        _ = stream
+    }
+}
+
+func consumeSections(_ stream: SectionedResultsChanges<String, Pet>) async {
+    for await change in stream {
+        switch change {
+        case .initial(let sections): print(sections.allKeys)
+        case .update(_, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete):
+            print(deletions, insertions, modifications, sectionsToInsert, sectionsToDelete)
+        }
+    }
+}
