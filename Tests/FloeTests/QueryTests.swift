@@ -154,7 +154,7 @@ import Testing
             ("name == 'Rex", [], "unterminated string"),
             ("age BEGINSWITH 3", [], "BEGINSWITH applies to strings"),
             ("good < true", [], "does not order Bool"),
-            ("age == 'three'", [], "cannot be compared with Int"),
+            ("age == 'three'", [], "expected Int (to compare with age)"),
             ("owner.nam == 'x'", [], "Owner has no property 'nam'"),
             ("age > 3 garbage", [], "unexpected text"),
             ("%K == 1", [42], "must be a String key path"),

@@ -11,6 +11,9 @@ extension ObjectContext {
             throw .objectNotInRealm(className: type(of: object).className(), detail: object._floeBinding == nil
                 ? "is not managed; only managed objects can be deleted" : "belongs to another realm")
         }
+        guard try requireWrite().contains(binding.key, in: binding.tableBinding.table) else {
+            throw .objectNotInRealm(className: binding.className, detail: "was already deleted (or its write was rolled back); check isInvalidated first")
+        }
         if binding.tableBinding.schema.kind == .embedded {
             throw .invalidOperation(className: binding.className, detail: "embedded objects are deleted with their owner, or by removing them from it")
         }

@@ -26,6 +26,16 @@ extension ObjectContext {
         guard let pk = binding.schema.primaryKeyIndex else {
             throw .invalidOperation(className: binding.schema.className, detail: "has no primary key")
         }
+        let keyType = binding.schema.properties[pk].type
+        let fits = switch (primaryKey, keyType.columnType) {
+        case (.null, _): keyType.isOptional
+        case (.int, .int), (.string, .string), (.objectId, .objectId), (.uuid, .uuid): true
+        default: false
+        }
+        guard fits else {
+            throw .typeMismatch(table: binding.schema.className, column: binding.schema.properties[pk].name,
+                                expected: keyType.swiftName, value: primaryKey.debugText)
+        }
         let reader = try currentReader()
         let column = binding.columnOfProperty[pk]
         if case .int(let key) = primaryKey, try reader.spec(of: binding.table).columns[column].isObjectKey {

@@ -51,8 +51,8 @@ enum ValueCoercion {
             // In declared order, computed properties (linking objects) left out, as in Realm.
             let stored = schema.properties.indices.filter { !schema.properties[$0].isComputed }
             guard array.count <= stored.count else {
-                throw .typeMismatch(table: schema.className, column: "(all properties)",
-                                    expected: "at most \(stored.count) values in property order", value: "\(array.count) values")
+                throw .invalidOperation(className: schema.className,
+                                        detail: "an array of \(array.count) values was given, but \(schema.className) has \(stored.count) persisted properties (an array fills them in declared order)")
             }
             for (index, entry) in zip(stored, array) {
                 result[index] = try coerceProperty(entry, to: schema.properties[index], in: schema.className, core: core)
@@ -92,7 +92,7 @@ enum ValueCoercion {
             || value is FrozenObjectSource || value is [String: Any] || value is [Any] {
             return .toCreate(value)
         }
-        throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName + "?", value: describe(value))
+        throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName.hasSuffix("?") ? property.type.swiftName : property.type.swiftName + "?", value: describe(value))
     }
 
     /// A list, set or map value: an array (or, for maps, a dictionary) of element values, or

@@ -28,6 +28,21 @@ public struct _AggregationSource {
         self.unmanaged = unmanaged
     }
 
+    /// Refuses a Swift result type that cannot hold the aggregate of `name` (a `String` asked
+    /// for the sum of an Int property), instead of answering a default value.
+    func checkResult<T: _Persistable>(_ operation: Aggregation.Operation, _ name: String, as _: T.Type) throws(FloeError) {
+        let schema = try SchemaDiscovery.schema(for: type)
+        guard let index = schema.propertyIndex(named: name) else { return }   // compute() names the missing property
+        let source = schema.properties[index].type.columnType
+        let wanted = T._floeType.columnType
+        let numeric: Set<ColumnType> = [.int, .float, .double, .decimal128]
+        let fits = numeric.contains(source) ? numeric.contains(wanted) : (source == .timestamp ? wanted == .timestamp : true)
+        guard fits else {
+            throw .invalidKeyPath(className: schema.className, keyPath: name,
+                                  reason: "the \(operation.rawValue) of '\(name)' (\(schema.properties[index].type.swiftName)) cannot be read as \(T._floeType.swiftName)")
+        }
+    }
+
     func compute(_ operation: Aggregation.Operation, _ name: String) throws(FloeError) -> Value {
         guard let unmanaged else { return try Aggregation.compute(operation, property: name, of: type, binding: binding, reader: reader, keys: keys) }
         let schema = try SchemaDiscovery.schema(for: type)
@@ -100,7 +115,9 @@ extension _AggregatableObjects {
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the class has no
     ///   such property or it is not numeric.
     public func sum<T: _Persistable>(ofProperty property: String) throws -> T {
-        Aggregation.decode(try _aggregationSource().compute(.sum, property), as: T.self)
+        let source = try _aggregationSource()
+        try source.checkResult(.sum, property, as: T.self)
+        return Aggregation.decode(try source.compute(.sum, property), as: T.self)
     }
 
     /// The mean of a numeric property (Int, Float, Double or Decimal128) over the objects,
@@ -166,7 +183,9 @@ extension _AggregatableObjects {
     }
 
     private func optional<T: _Persistable>(_ operation: Aggregation.Operation, _ property: String) throws -> T? {
-        let value = try _aggregationSource().compute(operation, property)
+        let source = try _aggregationSource()
+        try source.checkResult(operation, property, as: T.self)
+        let value = try source.compute(operation, property)
         return value == .null ? nil : Aggregation.decode(value, as: T.self)
     }
 }

@@ -66,13 +66,23 @@ extension QueryEvaluator {
                             root: TableBinding, bindings: (ObjectBase.Type) throws(FloeError) -> TableBinding?)
         throws(FloeError) -> (Hop, TableBinding) {
         func refuse(_ reason: String) -> FloeError { .invalidKeyPath(className: root.schema.className, keyPath: "\(path)", reason: reason) }
-        guard let originType = SchemaDiscovery.type(named: className) else { throw refuse("there is no model class named '\(className)'") }
-        let originSchema = try SchemaDiscovery.schema(for: originType)
-        guard let index = originSchema.propertyIndex(named: originName) else { throw refuse("\(className) has no property '\(originName)'") }
-        let link = originSchema.properties[index]
-        guard link.type.objectType == binding.schema.type, !link.isComputed else {
-            throw refuse("'\(className).\(originName)' does not link to \(binding.schema.className)")
+        let candidates = SchemaDiscovery.types(named: className)
+        guard !candidates.isEmpty else { throw refuse("there is no model class named '\(className)'") }
+        // Of the classes of that name (a program may have several), the one whose property links here.
+        var found: (ObjectBase.Type, ObjectSchemaInfo, Int)?
+        var hasProperty = false
+        for candidate in candidates {
+            let schema = try SchemaDiscovery.schema(for: candidate)
+            guard let index = schema.propertyIndex(named: originName) else { continue }
+            hasProperty = true
+            let link = schema.properties[index]
+            if link.type.objectType == binding.schema.type, !link.isComputed { found = (candidate, schema, index); break }
         }
+        guard let (originType, originSchema, index) = found else {
+            throw refuse(hasProperty ? "'\(className).\(originName)' does not link to \(binding.schema.className)"
+                                     : "\(className) has no property '\(originName)'")
+        }
+        let link = originSchema.properties[index]
         var type = link.type
         type.collection = .list
         type.objectType = originType

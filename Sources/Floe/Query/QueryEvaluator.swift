@@ -204,11 +204,15 @@ struct QueryEvaluator {
         case .equal, .notEqual, .in:
             break
         }
-        if case .constant(let value) = rhs, value != .null, !fits(value, type.columnType) {
-            throw refuse("\(value.debugText) cannot be compared with \(type.swiftName)")
+        // The key path is fine; the value is what does not fit: say so as for any bad value.
+        func misfit(_ value: Value) -> FloeError {
+            .typeMismatch(table: root.schema.className, column: name, expected: "\(type.swiftName) (to compare with \(name))", value: value.debugText)
         }
-        if case .list(let values) = rhs, let misfit = values.first(where: { $0 != .null && !fits($0, type.columnType) }) {
-            throw refuse("\(misfit.debugText) cannot be compared with \(type.swiftName)")
+        if case .constant(let value) = rhs, value != .null, !fits(value, type.columnType) {
+            throw misfit(value)
+        }
+        if case .list(let values) = rhs, let value = values.first(where: { $0 != .null && !fits($0, type.columnType) }) {
+            throw misfit(value)
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 // Which `@Persisted` property a Swift key path such as `\Dog.age` reads. The wrapped property
 // is computed (the property wrapper's accessor), so the key path carries no name; instead a
 // probe object of the class answers it: one property at a time is bound to a source that only
@@ -45,7 +47,7 @@ enum QueryPropertyNames {
             accessor.bind(object, -1)
             if recorder.reads > 0 { readers.append(index) }
         }
-        let written = "\(keyPath)"
+        let written = Self.describe(keyPath)
         guard readers.count == 1, let index = readers.first else {
             let names = readers.map { schema.properties[$0].name }.joined(separator: ", ")
             let reason = readers.isEmpty
@@ -108,4 +110,15 @@ private final class ReadRecorder: ObjectSource {
     func recordReadFailure(_ error: FloeError) { reads += 1 }
     func recordInvalidValue(_ error: FloeError) {}
     var hasRecordedDamage: Bool { true }
+}
+
+extension QueryPropertyNames {
+    /// A key path as a message shows it: Swift spells a computed property's accessor with its
+    /// address (`\Dog.<computed 0x… (String)>`), which says nothing to the reader.
+    static func describe(_ keyPath: AnyKeyPath) -> String {
+        let text = "\(keyPath)"
+        guard let range = text.range(of: #"<computed 0x[0-9a-fA-F]+ \(([^)]*)\)>"#, options: .regularExpression) else { return text }
+        let type = text[range].split(separator: "(").last.map { String($0.dropLast(2)) } ?? ""
+        return text.replacingCharacters(in: range, with: "<a computed \(type)>")
+    }
 }

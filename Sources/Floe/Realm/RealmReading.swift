@@ -164,7 +164,9 @@ extension RealmWriting where Self: ~Copyable {
     /// try realm.delete(realm.objects(Dog.self).filter("age > 10"))
     /// ```
     public func delete<S: Sequence>(_ objects: S) throws where S.Element: ObjectBase {
-        for object in Array(objects) { try _access.context.delete(object) }
+        // A list may hold one object twice: it is deleted once.
+        var seen = Set<ObjectBase>()
+        for object in Array(objects) where seen.insert(object).inserted { try _access.context.delete(object) }
     }
 
     /// Deletes every object in the realm.

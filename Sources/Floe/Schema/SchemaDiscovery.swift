@@ -9,10 +9,18 @@ enum SchemaDiscovery {
     private static let cache = Locked<[ObjectIdentifier: Result<ObjectSchemaInfo, FloeError>]>([:])
 
     private static let typesByName = Locked<[String: ObjectBase.Type]>([:])
+    /// Every class of each name this process has used (a program may have several classes of
+    /// one name, each used with its own realm).
+    private static let allTypesByName = Locked<[String: [ObjectBase.Type]]>([:])
 
-    /// The model class stored under `className`, if this process has used it.
+    /// The model class stored under `className`, if this process has used it (the last used).
     static func type(named className: String) -> ObjectBase.Type? {
         typesByName.withLock { $0[className] }
+    }
+
+    /// Every model class of that name this process has used.
+    static func types(named className: String) -> [ObjectBase.Type] {
+        allTypesByName.withLock { $0[className] ?? [] }
     }
 
     /// The schema of `type`, or the typed error that says what is wrong with the class.
@@ -21,7 +29,10 @@ enum SchemaDiscovery {
         if let cached = cache.withLock({ $0[id] }) { return try cached.get() }
         let result = Result { () throws(FloeError) -> ObjectSchemaInfo in try discover(type) }
         cache.withLock { $0[id] = result }
-        if case .success(let schema) = result { typesByName.withLock { $0[schema.className] = type } }
+        if case .success(let schema) = result {
+            typesByName.withLock { $0[schema.className] = type }
+            allTypesByName.withLock { $0[schema.className, default: []].append(type) }
+        }
         return try result.get()
     }
 
