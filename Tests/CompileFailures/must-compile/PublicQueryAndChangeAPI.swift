@@ -94,3 +94,8 @@ func consumeSections(_ stream: SectionedResultsChanges<String, Pet>) async {
         }
     }
 }
+
+func frozenQueries(_ frozen: FrozenResults<Pet>) throws {
+    _ = try frozen.filter("age > %@", 1).sorted(byKeyPath: "name").distinct(by: ["name"])
+    _ = try frozen.where { $0.age > 1 }.sorted(by: \.age)
+}
