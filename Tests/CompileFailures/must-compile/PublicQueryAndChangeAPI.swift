@@ -99,3 +99,16 @@ func frozenQueries(_ frozen: FrozenResults<Pet>) throws {
     _ = try frozen.filter("age > %@", 1).sorted(byKeyPath: "name").distinct(by: ["name"])
     _ = try frozen.where { $0.age > 1 }.sorted(by: \.age)
 }
+
+extension Realm {
+    func positions(_ owner: Owner) throws {
+        let pets = objects(Pet.self)
+        _ = pets.realm === self
+        _ = pets.isInvalidated
+        _ = try pets.index(matching: "age > %@", 3)
+        _ = try pets.index(matching: { $0.age > 3 })
+        _ = try owner.pets.index(matching: "age > 3")
+        _ = pets.objects(at: IndexSet([0]))
+        _ = owner.pets.realm
+    }
+}
