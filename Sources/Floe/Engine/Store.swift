@@ -110,6 +110,12 @@ import Synchronization
         }
     }
 
+    /// Whether this process has the file at `path` open.
+    public static func isOpen(path: String) -> Bool {
+        let canonical = FileHandle.canonicalPath(path)
+        return registry.withLock { $0[canonical]?.store.map { !$0.isClosed } ?? false }
+    }
+
     private static func openFile(path: String, options: StoreOptions) throws(FloeError) -> Store {
         let file = try StorageFile.open(path: path, readOnly: options.readOnly, durability: options.durability)
         var root = GroupNode(isMutable: false)

@@ -112,3 +112,9 @@ extension Realm {
         _ = owner.pets.realm
     }
 }
+
+func files(_ realm: Realm) async throws {
+    let schema: Schema = await realm.schema
+    _ = schema["Pet"]?.primaryKeyProperty
+    _ = try Realm.deleteFiles(for: Realm.Configuration(fileURL: URL(fileURLWithPath: "gone.floe")))
+}
