@@ -39,3 +39,24 @@ import Testing
         #expect(changes.inserted == [2_000])
     }
 }
+
+/// Reading many rows at once (what the change feed does per commit): one walk over the leaves
+/// for many keys, a search each for a few; either way the same rows as one at a time.
+@Suite struct RowsByKeyTests {
+    @Test func manyAndFewKeysReadTheSameRowsAsOneAtATime() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none, compactsAutomatically: false))
+        defer { store.close() }
+        let dogs = try Fixtures.makeDogs(in: store, count: 2_000)
+        let snapshot = try store.snapshot()
+        var random = SeededGenerator(seed: 17)
+        for count in [1, 10, 200, 1_500, 2_000] {
+            let keys = Array((0..<2_000).map(Int64.init).shuffled(using: &random).prefix(count)).sorted()
+            let rows = try snapshot.rows(in: dogs, keys: keys)
+            #expect(rows.count == keys.count)
+            for (key, row) in zip(keys, rows) { #expect(row == (try snapshot.row(in: dogs, key: key)), "key \(key) of \(count)") }
+        }
+        #expect(throws: FloeError.self) { _ = try snapshot.rows(in: dogs, keys: [5, 99_999]) }
+        #expect(throws: FloeError.self) { _ = try snapshot.rows(in: dogs, keys: Array(0..<1_999).map(Int64.init) + [99_999]) }
+    }
+}

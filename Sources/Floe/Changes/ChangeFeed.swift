@@ -189,12 +189,15 @@ enum ChangeFeedReader {
             let spec = try new.spec(of: newHandle)
             let primaryKey = spec.columns.firstIndex(where: \.isPrimaryKey)
             let everyColumn = Array(spec.columns.indices)
-            for key in table.inserted.sorted() {
-                let (values, row) = try self.values(of: key, columns: everyColumn, in: newHandle, spec: spec, of: new)
+            // Rows are read in key order, many in one walk over the leaves.
+            let inserted = table.inserted.sorted()
+            for (key, row) in zip(inserted, try new.rows(in: newHandle, keys: inserted)) {
+                let values = try self.values(of: key, row: row, columns: everyColumn, in: newHandle, spec: spec, of: new)
                 objects.append(ChangeFeedObject(className: name, key: identity(key, row: row, primaryKey: primaryKey), operation: .insert(values)))
             }
-            for (key, columns) in table.modified.sorted(by: { $0.key < $1.key }) {
-                let (values, row) = try self.values(of: key, columns: columns.sorted(), in: newHandle, spec: spec, of: new)
+            let modified = table.modified.sorted(by: { $0.key < $1.key })
+            for ((key, columns), row) in zip(modified, try new.rows(in: newHandle, keys: modified.map(\.key))) {
+                let values = try self.values(of: key, row: row, columns: columns.sorted(), in: newHandle, spec: spec, of: new)
                 objects.append(ChangeFeedObject(className: name, key: identity(key, row: row, primaryKey: primaryKey), operation: .update(values)))
             }
         }
@@ -213,10 +216,9 @@ enum ChangeFeedReader {
         return PrimaryKeyValue(row[primaryKey]) ?? .objectKey(key)
     }
 
-    /// The values of `columns` of object `key` (and its whole row, read with one search).
-    private static func values(of key: Int64, columns: [Int], in table: TableHandle, spec: TableSpec,
-                               of snapshot: Snapshot) throws(FloeError) -> ([String: FeedValue], [Value]) {
-        let row = try snapshot.row(in: table, key: key)
+    /// The values of `columns` of object `key`, whose stored row is `row`.
+    private static func values(of key: Int64, row: [Value], columns: [Int], in table: TableHandle, spec: TableSpec,
+                               of snapshot: Snapshot) throws(FloeError) -> [String: FeedValue] {
         var values: [String: FeedValue] = [:]
         values.reserveCapacity(columns.count)
         for column in columns {
@@ -239,7 +241,7 @@ enum ChangeFeedReader {
                 values[columnSpec.name] = .list(elements)
             }
         }
-        return (values, row)
+        return values
     }
 
     static func feedValue(_ value: Value, target: String?, in snapshot: Snapshot) throws(FloeError) -> FeedValue {

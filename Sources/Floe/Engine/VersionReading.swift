@@ -120,6 +120,46 @@
         return values
     }
 
+    /// The rows of the objects `keys` (ascending, each present) as ``row(in:key:)`` gives them.
+    /// Many keys are read in one walk over the leaves, a binary search within each; a few, one
+    /// search from the root each.
+    public func rows(in table: TableHandle, keys: [Int64]) throws(FloeError) -> [[Value]] {
+        guard !keys.isEmpty else { return [] }
+        let node = try tableNode(table)
+        if keys.count * 16 < (try objectCount(in: table)) {
+            var rows: [[Value]] = []
+            rows.reserveCapacity(keys.count)
+            for key in keys { rows.append(try row(in: table, key: key)) }
+            return rows
+        }
+        var rows: [[Value]] = []
+        rows.reserveCapacity(keys.count)
+        var next = 0
+        try ClusterTree.forEachLeaf(in: node.root) { leaf throws(FloeError) in
+            guard let last = leaf.keys.last, last >= keys[next] else { return true }
+            var storages: [ColumnStorage] = []
+            storages.reserveCapacity(leaf.columns.count)
+            for column in leaf.columns.indices {
+                storages.append(try leaf.column(column, expected: column < node.spec.columns.count ? node.spec.columns[column] : nil).storage)
+            }
+            var low = 0
+            while next < keys.count, keys[next] <= last {
+                // Binary search from where the previous key was found: keys ascend.
+                var high = leaf.keys.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if leaf.keys[middle] < keys[next] { low = middle + 1 } else { high = middle }
+                }
+                guard low < leaf.keys.count, leaf.keys[low] == keys[next] else { throw .noSuchObject(table: node.spec.name, key: keys[next]) }
+                rows.append(storages.map { $0.layout == .collections ? .null : $0.value(at: low) })
+                next += 1
+            }
+            return next < keys.count
+        }
+        guard next == keys.count else { throw .noSuchObject(table: node.spec.name, key: keys[next]) }
+        return rows
+    }
+
     /// Calls `body` with each object's key and the value of `column`, in key order; return false to stop.
     public func forEachValue(in table: TableHandle, column: Int, _ body: (Int64, Value) throws(FloeError) -> Bool) throws(FloeError) {
         let node = try tableNode(table)
