@@ -1,7 +1,8 @@
 import Foundation
 
 /// Parses Realm's string predicates (the NSPredicate dialect) into a ``QueryPredicate``: a
-/// hand-written recursive descent over the predicate's characters.
+/// hand-written recursive descent over the predicate's Unicode scalars (compared as numbers,
+/// not as grapheme clusters: the parser tries many symbols at each position).
 ///
 /// Supported: comparisons (`==`, `=`, `!=`, `<>`, `<`, `<=`, `>`, `>=`), `BEGINSWITH`,
 /// `ENDSWITH`, `CONTAINS`, `LIKE` with `[c]`, `[d]`, `[cd]`; `IN {…}` and `IN %@`;
@@ -28,14 +29,14 @@ enum PredicateParser {
 
     private struct Parser {
         let text: String
-        let characters: [Character]
+        let characters: [Unicode.Scalar]
         let arguments: [Any]
         var position = 0
         var nextArgument = 0
 
         init(text: String, arguments: [Any]) {
             self.text = text
-            characters = Array(text)
+            characters = Array(text.unicodeScalars)
             self.arguments = arguments
         }
 
@@ -104,9 +105,9 @@ enum PredicateParser {
             guard take("[") else { return [] }
             var options: QueryStringOptions = []
             while position < characters.count, characters[position] != "]" {
-                switch characters[position].lowercased() {
-                case "c": options.insert(.caseInsensitive)
-                case "d": options.insert(.diacriticInsensitive)
+                switch characters[position] {
+                case "c", "C": options.insert(.caseInsensitive)
+                case "d", "D": options.insert(.diacriticInsensitive)
                 default: throw failure("unknown option (only c and d)")
                 }
                 position += 1
@@ -130,10 +131,10 @@ enum PredicateParser {
             if take("%@") { return .constant(try argumentValue()) }
             if take("%K") { return try keyPathExpression(start: argumentKeyPath()) }
             if character == "\"" || character == "'" { return .constant(.string(try parseString())) }
-            if character.isNumber || ((character == "-" || character == "+") && position + 1 < characters.count && characters[position + 1].isNumber) {
+            if Self.isDigit(character) || ((character == "-" || character == "+") && position + 1 < characters.count && Self.isDigit(characters[position + 1])) {
                 return .constant(try parseNumber())
             }
-            if character.isLetter || character == "_" || character == "@" || character == "$" {
+            if Self.isWordCharacter(character) || character == "_" || character == "@" || character == "$" {
                 let start = position
                 let word = readIdentifierPath()
                 switch word.uppercased() {
@@ -208,10 +209,10 @@ enum PredicateParser {
         mutating func readIdentifierPath() -> String {
             let start = position
             while position < characters.count,
-                  Self.isWordCharacter(characters[position]) || "_.@$".contains(characters[position]) {
+                  Self.isWordCharacter(characters[position]) || "_.@$".unicodeScalars.contains(characters[position]) {
                 position += 1
             }
-            return String(characters[start..<position])
+            return Self.string(characters[start..<position])
         }
 
         mutating func parseString() throws(FloeError) -> String {
@@ -223,13 +224,13 @@ enum PredicateParser {
                 if characters[position] == "\\", position + 1 < characters.count {
                     position += 1
                     switch characters[position] {
-                    case "n": result.append("\n")
-                    case "t": result.append("\t")
-                    case "r": result.append("\r")
-                    default: result.append(characters[position])
+                    case "n": result.unicodeScalars.append("\n")
+                    case "t": result.unicodeScalars.append("\t")
+                    case "r": result.unicodeScalars.append("\r")
+                    default: result.unicodeScalars.append(characters[position])
                     }
                 } else {
-                    result.append(characters[position])
+                    result.unicodeScalars.append(characters[position])
                 }
                 position += 1
             }
@@ -241,11 +242,11 @@ enum PredicateParser {
         mutating func parseNumber() throws(FloeError) -> Value {
             let start = position
             position += 1
-            while position < characters.count, characters[position].isNumber || ".eE".contains(characters[position])
-                    || ((characters[position] == "-" || characters[position] == "+") && "eE".contains(characters[position - 1])) {
+            while position < characters.count, Self.isDigit(characters[position]) || ".eE".unicodeScalars.contains(characters[position])
+                    || ((characters[position] == "-" || characters[position] == "+") && "eE".unicodeScalars.contains(characters[position - 1])) {
                 position += 1
             }
-            let literal = String(characters[start..<position])
+            let literal = Self.string(characters[start..<position])
             if let int = Int64(literal) { return .int(int) }
             if let double = Double(literal) { return .double(double) }
             throw failure("'\(literal)' is not a number", at: start)
@@ -271,20 +272,34 @@ enum PredicateParser {
             return path
         }
 
-        /// `Character.isWhitespace`, without a Unicode property lookup for ASCII.
+        /// White space, without a Unicode property lookup for ASCII.
         @inline(__always)
-        static func isSpace(_ character: Character) -> Bool {
-            if let ascii = character.asciiValue { return ascii == 32 || (ascii >= 9 && ascii <= 13) }
-            return character.isWhitespace
+        static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            if scalar.isASCII { return scalar.value == 32 || (scalar.value >= 9 && scalar.value <= 13) }
+            return scalar.properties.isWhitespace
         }
 
         /// A letter, a digit or `_`, without a Unicode property lookup for ASCII.
         @inline(__always)
-        static func isWordCharacter(_ character: Character) -> Bool {
-            if let ascii = character.asciiValue {
+        static func isWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
+            if scalar.isASCII {
+                let ascii = scalar.value
                 return (ascii >= 65 && ascii <= 90) || (ascii >= 97 && ascii <= 122) || (ascii >= 48 && ascii <= 57) || ascii == 95
             }
-            return character.isLetter || character.isNumber
+            return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+        }
+
+        /// An ASCII digit (numbers in predicates are written in ASCII).
+        @inline(__always)
+        static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value >= 48 && scalar.value <= 57
+        }
+
+        /// The text of a run of scalars.
+        static func string(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars)
+            return String(view)
         }
 
         mutating func skipSpaces() {
@@ -295,7 +310,7 @@ enum PredicateParser {
             var index = position
             while index < characters.count, Self.isSpace(characters[index]) { index += 1 }
             // Compared in place: the parser tries many symbols at each position.
-            for character in symbol {
+            for character in symbol.unicodeScalars {
                 guard index < characters.count, characters[index] == character else { return false }
                 index += 1
             }
@@ -305,7 +320,7 @@ enum PredicateParser {
         mutating func take(_ symbol: String) -> Bool {
             skipSpaces()
             guard peek(symbol) else { return false }
-            position += symbol.count
+            position += symbol.unicodeScalars.count
             return true
         }
 
@@ -315,7 +330,7 @@ enum PredicateParser {
             // Keywords are ASCII: compared letter by letter, upper-cased in place.
             var end = position
             for letter in word.utf8 {
-                guard end < characters.count, let ascii = characters[end].asciiValue,
+                guard end < characters.count, characters[end].isASCII, case let ascii = UInt8(characters[end].value),
                       (ascii >= 97 && ascii <= 122 ? ascii - 32 : ascii) == letter else { return false }
                 end += 1
             }
@@ -327,8 +342,8 @@ enum PredicateParser {
         func failure(_ reason: String, at where_: Int? = nil) -> FloeError {
             let at = min(where_ ?? position, characters.count)
             var end = at
-            while end < characters.count, !characters[end].isWhitespace { end += 1 }
-            return .invalidPredicate(predicate: text, position: at, token: String(characters[at..<end]), reason: reason)
+            while end < characters.count, !Self.isSpace(characters[end]) { end += 1 }
+            return .invalidPredicate(predicate: text, position: at, token: Self.string(characters[at..<end]), reason: reason)
         }
     }
 }
