@@ -209,3 +209,20 @@ enum Projections {
         guard case .deleted = await iterator.next() else { Issue.record("expected the deletion"); return }
     }
 }
+
+extension ProjectionTests {
+    @Test func projectionsFromTheActorAndFromFrozenRealms() async throws {
+        let realm = try await realm()
+        try await seed(realm)
+        let fromActor = await realm.projectionNames()
+        #expect(fromActor == ["Ana", "Bo", "Cy"])
+        let frozenRealm = try await realm.read { realm in try realm.freeze() }
+        #expect(frozenRealm.objects(PersonProjection.self).map(\.homeCity) == ["Lisbon", "Oslo", nil])
+    }
+}
+
+extension Realm {
+    fileprivate func projectionNames() -> [String] {
+        objects(Projections.PersonProjection.self).map(\.firstName)
+    }
+}
