@@ -207,7 +207,7 @@ struct ColumnScan {
         case .between(let subject, .constant(let low), .constant(let high), let quantifier):
             guard quantifier == .any, let (slot, _) = slot(subject) else { return nil }
             return .between(slot: slot, low, high)
-        case .between:
+        case .between, .geoWithin:
             return nil
         case .comparison(let comparison):
             guard comparison.quantifier == .any else { return nil }

@@ -85,6 +85,17 @@ enum PredicateParser {
                 }
                 return .between(lhs, low: bounds[0], high: bounds[1], quantifier: quantifier)
             }
+            if takeWord("GEOWITHIN") {
+                // `location GEOWITHIN %@` with a GeoCircle, GeoBox or GeoPolygon argument.
+                guard case .keyPath(let path) = lhs else { throw failure("GEOWITHIN follows a property", at: operatorStart) }
+                skipSpaces()
+                guard take("%@") else { throw failure("GEOWITHIN takes a %@ argument: a GeoCircle, GeoBox or GeoPolygon") }
+                guard nextArgument < arguments.count, let shape = GeoShape(arguments[nextArgument]) else {
+                    throw failure("GEOWITHIN's argument must be a GeoCircle, GeoBox or GeoPolygon", at: position - 2)
+                }
+                nextArgument += 1
+                return .geoWithin(path, shape)
+            }
             let op = try parseOperator()
             let options = try parseOptions()
             let rhs = try parseExpression()

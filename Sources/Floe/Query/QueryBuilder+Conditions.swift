@@ -124,6 +124,8 @@ struct QueryKeyPathRewriter {
             return .comparison(comparison)
         case .between(let subject, let low, let high, let quantifier):
             return .between(try expression(subject), low: low, high: high, quantifier: quantifier)
+        case .geoWithin(let path, let shape):
+            return .geoWithin(try rewrite(path), shape)
         }
     }
 

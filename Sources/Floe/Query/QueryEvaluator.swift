@@ -56,6 +56,8 @@ struct QueryEvaluator {
         case and([Node]), or([Node]), not(Node)
         case compare(Operand, QueryOperator, Operand, QueryStringOptions, QueryQuantifier)
         case between(Operand, Value, Value, QueryQuantifier)
+        /// The operand reads a GeoJSON point's coordinates (longitude first).
+        case geoWithin(Operand, GeoShape)
     }
 
     enum Operand {
@@ -80,6 +82,8 @@ struct QueryEvaluator {
                 throw .invalidKeyPath(className: root.schema.className, keyPath: "\(subject)", reason: "BETWEEN takes two values")
             }
             return .between(operand, lower, upper, quantifier)
+        case .geoWithin(let path, let shape):
+            return .geoWithin(try geoCoordinates(path, root: root, bindings: bindings), shape)
         case .comparison(let comparison):
             var lhs = try operand(comparison.lhs, root: root, bindings: bindings)
             var rhs = try operand(comparison.rhs, root: root, bindings: bindings)
@@ -247,6 +251,10 @@ struct QueryEvaluator {
             return Self.quantify(values, toMany: toMany, quantifier) { value in
                 ValueComparison.compare(value, .greaterOrEqual, low, options: []) && ValueComparison.compare(value, .lessOrEqual, high, options: [])
             }
+        case .geoWithin(let coordinates, let shape):
+            let (values, _) = try self.values(coordinates, key)
+            guard values.count >= 2, case .double(let longitude) = values[0], case .double(let latitude) = values[1] else { return false }
+            return shape.contains(longitude: longitude, latitude: latitude)
         case .compare(let lhs, let op, let rhs, let options, let quantifier):
             let (left, toMany) = try values(lhs, key)
             let (right, _) = try values(rhs, key)

@@ -18,6 +18,8 @@ indirect enum QueryPredicate: Sendable, Hashable {
     case comparison(QueryComparison)
     /// `lhs BETWEEN {low, high}` (both ends included).
     case between(QueryExpression, low: QueryExpression, high: QueryExpression, quantifier: QueryQuantifier)
+    /// `location GEOWITHIN %@`: the GeoJSON point the key path leads to lies within the shape.
+    case geoWithin(QueryKeyPath, GeoShape)
 }
 
 /// One comparison of a predicate.

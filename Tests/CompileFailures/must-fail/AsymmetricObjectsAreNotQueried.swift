@@ -1,5 +1,5 @@
 // Must NOT compile: asymmetric objects are write-only; they cannot be queried.
-// expect-error: requires that 'Sensor' inherit from 'Object'
+// expect-error: no exact matches in call to instance method 'objects'
 import Floe
 
 final class Sensor: AsymmetricObject {

@@ -1,0 +1,81 @@
+// Collection mapping: `\Person.friends.projectTo.firstName` reads one property of each object of
+// a list or set, as a collection of its values.
+
+/// The objects of a list or set, seen through one of their properties: `projectTo` starts a key
+/// path that ends at a ``ProjectedCollection``.
+///
+/// ```swift
+/// @Projected(\Person.friends.projectTo.firstName) var friendsFirstNames: ProjectedCollection<String>
+/// ```
+@dynamicMemberLookup
+public struct ElementMapper<Element: ObjectBase> {
+    let count: () -> Int
+    let element: (Int) -> Element
+
+    /// The values of `member` of each object, in the collection's order.
+    ///
+    /// ```swift
+    /// let names: ProjectedCollection<String> = person.friends.projectTo.firstName
+    /// ```
+    public subscript<V>(dynamicMember member: KeyPath<Element, V>) -> ProjectedCollection<V> {
+        let count = self.count
+        let element = self.element
+        return ProjectedCollection(count: count, element: { element($0)[keyPath: member] },
+                                   elementPath: { ProjectedPaths.path(of: member) })
+    }
+}
+
+/// One property of each object of a list or set, live: it reads the collection every time (a
+/// friend appended to the list shows at once). Read-only: write the objects themselves.
+///
+/// ```swift
+/// for name in projection.friendsFirstNames { print(name) }
+/// print(projection.friendsFirstNames.count)
+/// ```
+public struct ProjectedCollection<Element>: RandomAccessCollection, CustomStringConvertible {
+    let countOfElements: () -> Int
+    let element: (Int) -> Element
+    /// The element class's property the values come from, for queries and observation.
+    let elementPath: () -> Result<ProjectedPath, FloeError>
+
+    init(count: @escaping () -> Int, element: @escaping (Int) -> Element, elementPath: @escaping () -> Result<ProjectedPath, FloeError>) {
+        countOfElements = count
+        self.element = element
+        self.elementPath = elementPath
+    }
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of objects in the list or set.
+    public var endIndex: Int { countOfElements() }
+
+    /// The value of the object at `position`.
+    public subscript(position: Int) -> Element { element(position) }
+
+    /// The values, as an array's description.
+    public var description: String { Array(self).description }
+}
+
+extension List where Element: ObjectBase {
+    /// The list's objects seen through one of their properties, for a class projection's
+    /// collection mapping.
+    ///
+    /// ```swift
+    /// @Projected(\Person.friends.projectTo.firstName) var friendsFirstNames: ProjectedCollection<String>
+    /// ```
+    public var projectTo: ElementMapper<Element> {
+        ElementMapper(count: { self.count }, element: { self[$0] })
+    }
+}
+
+extension MutableSet where Element: ObjectBase {
+    /// The set's objects seen through one of their properties, for a class projection's
+    /// collection mapping.
+    ///
+    /// ```swift
+    /// @Projected(\Person.clubs.projectTo.name) var clubNames: ProjectedCollection<String>
+    /// ```
+    public var projectTo: ElementMapper<Element> {
+        ElementMapper(count: { self.count }, element: { self[self.index(self.startIndex, offsetBy: $0)] })
+    }
+}

@@ -1,0 +1,130 @@
+// Class projections: a view of a model object that shows some of its properties under names
+// of its own. A projection stores nothing: every read and write goes to the root object.
+
+/// What every class projection is: a view of one root object.
+///
+/// You use it through ``Projection``; generic code over projections names it.
+///
+/// ```swift
+/// func names<P: ProjectionObservable>(_ projections: ProjectionResults<P>) -> [String] where P.Root == Person {
+///     projections.map { $0.rootObject.firstName }
+/// }
+/// ```
+public protocol ProjectionObservable: AnyObject, SendableMetatype {
+    /// The model class the projection shows.
+    associatedtype Root: ObjectBase
+    /// The object shown.
+    var rootObject: Root { get }
+    /// A projection of `object`.
+    init(projecting object: Root)
+}
+
+/// A class projection: a subclass declares the properties it shows with ``Projected``, and
+/// everything else of the root object stays hidden (not readable, not observed).
+///
+/// ```swift
+/// class PersonProjection: Projection<Person> {
+///     @Projected(\Person.firstName) var firstName
+///     @Projected(\Person.address?.city) var homeCity
+///     @Projected(\Person.friends.projectTo.firstName) var firstFriendsName: ProjectedCollection<String>
+/// }
+/// let people = realm.objects(PersonProjection.self)
+/// print(people.first?.homeCity ?? "")
+/// ```
+///
+/// A projection is live while its root is (it belongs to the realm's isolation, like the root);
+/// `freeze()` gives a `Sendable` snapshot.
+open class Projection<Root: ObjectBase>: ProjectionObservable {
+    /// The object shown: reads and writes of projected properties go to it.
+    public let rootObject: Root
+    /// Set while the builder names a projected property: reads report their field here.
+    var fieldReadRecorder: ((any ProjectedField) -> Void)?
+
+    /// A projection of `object` (managed or not).
+    ///
+    /// ```swift
+    /// let projection = PersonProjection(projecting: person)
+    /// ```
+    public required init(projecting object: Root) {
+        rootObject = object
+    }
+
+    /// Whether the root object is managed by a realm.
+    ///
+    /// ```swift
+    /// if projection.isManaged { print("stored") }
+    /// ```
+    public var isManaged: Bool { rootObject._floeBinding != nil }
+}
+
+/// Declares a property of a ``Projection`` that shows one value reached from the root object:
+/// a property (passthrough or renamed), a property through embedded objects and to-one links,
+/// or the same property of each object of a list or set (`projectTo`).
+///
+/// ```swift
+/// class PersonProjection: Projection<Person> {
+///     @Projected(\Person.firstName) var firstName          // passthrough
+///     @Projected(\Person.lastName) var surname             // renamed
+///     @Projected(\Person.address?.city) var homeCity       // through an embedded object
+///     @Projected(\Person.friends.projectTo.firstName) var friendsFirstNames: ProjectedCollection<String>
+/// }
+/// ```
+///
+/// Inside a write, assigning a projected property assigns the root's (key paths through an
+/// optional link write nothing while the link is nil).
+@propertyWrapper
+public struct Projected<Root: ObjectBase, Value>: ProjectedField {
+    let keyPath: KeyPath<Root, Value>
+
+    /// A projected property that reads `projectedKeyPath` on the root object.
+    ///
+    /// ```swift
+    /// @Projected(\Person.firstName) var name
+    /// ```
+    public init(_ projectedKeyPath: KeyPath<Root, Value>) {
+        keyPath = projectedKeyPath
+    }
+
+    @available(*, unavailable, message: "@Projected can only be used on properties of Projection subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("@Projected outside a projection") }
+        set { fatalError("@Projected outside a projection") }
+    }
+
+    /// Reads and writes through the enclosing projection's root object.
+    public static subscript<EnclosingSelf: Projection<Root>>(
+        _enclosingInstance projection: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
+    ) -> Value {
+        get {
+            let field = projection[keyPath: storageKeyPath]
+            projection.fieldReadRecorder?(field)
+            return projection.rootObject[keyPath: field.keyPath]
+        }
+        set {
+            let field = projection[keyPath: storageKeyPath]
+            if let writable = field.keyPath as? ReferenceWritableKeyPath<Root, Value> {
+                projection.rootObject[keyPath: writable] = newValue
+                return
+            }
+            // Swift makes no writable key path through an optional link (`\Person.address?.city`):
+            // the write follows the property names the key path reads instead.
+            ProjectedWrite.assign(newValue, through: field.keyPath, of: projection.rootObject, in: "\(EnclosingSelf.self)")
+        }
+    }
+
+    var rootKeyPath: AnyKeyPath { keyPath }
+
+    func resolvePath() -> Result<ProjectedPath, FloeError> {
+        ProjectedPaths.path(of: keyPath)
+    }
+}
+
+/// A `@Projected` field seen without its types, for the projection's schema.
+protocol ProjectedField {
+    /// The key path on the root object.
+    var rootKeyPath: AnyKeyPath { get }
+    /// The root's properties the key path reads, by name.
+    func resolvePath() -> Result<ProjectedPath, FloeError>
+}

@@ -1,0 +1,164 @@
+// `realm.objects(PersonProjection.self)`: the root class's results, each object seen through
+// the projection. Queries and sorts run on the root's results.
+
+/// Every object of a projection's root class, each seen through the projection: lazy and live
+/// like ``Results`` (they are the root's results underneath).
+///
+/// ```swift
+/// let people = realm.objects(PersonProjection.self)
+/// let inLisbon = try people.where { $0.homeCity == "Lisbon" }
+/// for person in inLisbon { print(person.firstName) }
+/// ```
+public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessCollection where Element.Root: Object {
+    /// The root objects' results, in the same order.
+    public let rootResults: Results<Element.Root>
+
+    /// Projections of `rootResults`' objects.
+    ///
+    /// ```swift
+    /// let people = ProjectionResults<PersonProjection>(rootResults: realm.objects(Person.self))
+    /// ```
+    public init(rootResults: Results<Element.Root>) {
+        self.rootResults = rootResults
+    }
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of objects now.
+    public var endIndex: Int { rootResults.count }
+
+    /// A projection of the object at `position`.
+    public subscript(position: Int) -> Element { Element(projecting: rootResults[position]) }
+
+    /// Always false: these results are live.
+    public var isFrozen: Bool { false }
+
+    /// The objects that meet a condition on projected properties, written with the type-safe
+    /// builder (live, in the same order).
+    ///
+    /// ```swift
+    /// let inLisbon = try realm.objects(PersonProjection.self).where { $0.homeCity == "Lisbon" }
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a projected
+    ///   property whose key path reads no persisted property, or an operator its type does not take.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) throws -> ProjectionResults<Element> {
+        _ = try ProjectionSchema.properties(of: Element.self)
+        let start = Query<Element>(.keyPath(QueryKeyPath([]), collection: nil), className: Element.Root.className())
+        switch isIncluded(start).condition {
+        case .success(let (predicate, _)): return ProjectionResults(rootResults: try rootResults.filtered(by: predicate))
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The objects that match a string predicate; the predicate names the root class's
+    /// properties (`"address.city == 'Lisbon'"`), as the root's results take it.
+    ///
+    /// ```swift
+    /// let inLisbon = try realm.objects(PersonProjection.self).filter("address.city == %@", "Lisbon")
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a malformed
+    ///   predicate; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a property the
+    ///   root class does not have.
+    public func filter(_ predicateFormat: String, _ args: Any...) throws -> ProjectionResults<Element> {
+        let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
+        return ProjectionResults(rootResults: try rootResults.filtered(by: predicate))
+    }
+
+    /// These objects ordered by one projected property (stable; nulls first ascending).
+    ///
+    /// ```swift
+    /// let byCity = try realm.objects(PersonProjection.self).sorted(by: \.homeCity)
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the projected
+    ///   property reads no persisted property or goes through a list.
+    public func sorted<V>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) throws -> ProjectionResults<Element> {
+        let property = try ProjectionSchema.property(keyPath)
+        return try sorted(byKeyPath: property.path.dotted, ascending: ascending)
+    }
+
+    /// These objects ordered by a property of the root class (through to-one links).
+    ///
+    /// ```swift
+    /// let byName = try realm.objects(PersonProjection.self).sorted(byKeyPath: "firstName")
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a property the root
+    ///   class does not have or cannot sort by.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> ProjectionResults<Element> {
+        ProjectionResults(rootResults: try rootResults.sorted(byKeyPath: keyPath, ascending: ascending))
+    }
+
+    /// A frozen, `Sendable` snapshot of these projections at the realm's newest version.
+    ///
+    /// ```swift
+    /// let frozen = try await realm.read { realm in try realm.objects(PersonProjection.self).freeze() }
+    /// ```
+    ///
+    /// - Throws: ``FloeError`` when the realm's version cannot be read.
+    public func freeze() throws -> FrozenProjectionResults<Element> {
+        FrozenProjectionResults(rootResults: try rootResults.freeze())
+    }
+}
+
+/// Frozen projection results: `Sendable`, readable from any task, never changing.
+///
+/// ```swift
+/// let frozen = try await realm.read { realm in try realm.objects(PersonProjection.self).freeze() }
+/// Task.detached { print(frozen.map(\.firstName)) }
+/// ```
+public struct FrozenProjectionResults<Element: ProjectionObservable>: RandomAccessCollection, Sendable where Element.Root: Object {
+    /// The root objects' frozen results.
+    public let rootResults: FrozenResults<Element.Root>
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of objects at the frozen version.
+    public var endIndex: Int { rootResults.count }
+
+    /// The frozen projection of the object at `position`.
+    public subscript(position: Int) -> FrozenProjection<Element> { FrozenProjection(rootObject: rootResults[position]) }
+}
+
+extension Query where T: ProjectionObservable {
+    /// A projected property: the builder compares the root's property it reads.
+    ///
+    /// ```swift
+    /// try realm.objects(PersonProjection.self).where { $0.homeCity == "Lisbon" && $0.firstName != "" }
+    /// ```
+    public subscript<V>(dynamicMember member: KeyPath<T, V>) -> Query<V> {
+        do throws(FloeError) {
+            guard case .keyPath(let start, let collection) = node, start.components.isEmpty, collection == nil else {
+                throw .invalidKeyPath(className: className, keyPath: "\(member)", reason: "a projected property is named from the projection itself")
+            }
+            let path = try ProjectionSchema.property(member).path
+            let components = QueryKeyPath(path.components.map { .property($0) })
+            let toMany = path.toManyPrefix.map { QueryKeyPath(Array(components.components.prefix($0))) }
+            return Query<V>(.keyPath(components, collection: toMany), className: className)
+        } catch {
+            return Query<V>(.invalid(error), className: className)
+        }
+    }
+}
+
+extension RealmReading where Self: ~Copyable {
+    /// Every object of a projection's root class, each seen through the projection (live).
+    ///
+    /// ```swift
+    /// let people = realm.objects(PersonProjection.self)
+    /// ```
+    public func objects<P: ProjectionObservable>(_ type: P.Type) -> ProjectionResults<P> where P.Root: Object {
+        ProjectionResults(rootResults: objects(P.Root.self))
+    }
+
+    /// The projection of the object of the root class whose primary key is `key`, or nil.
+    ///
+    /// ```swift
+    /// let person = realm.object(ofType: PersonProjection.self, forPrimaryKey: id)
+    /// ```
+    public func object<P: ProjectionObservable, Key: _Persistable>(ofType type: P.Type, forPrimaryKey key: Key) -> P? where P.Root: Object {
+        object(ofType: P.Root.self, forPrimaryKey: key).map { P(projecting: $0) }
+    }
+}

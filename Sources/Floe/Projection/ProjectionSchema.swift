@@ -1,0 +1,86 @@
+// The projected properties of a projection class, found once per class: their names (the
+// `@Projected` fields, through `Mirror`) and the root's properties each one reads.
+
+/// One projected property.
+struct ProjectedProperty {
+    /// The projection's name for it.
+    let name: String
+    /// The root's properties it reads.
+    let path: ProjectedPath
+}
+
+enum ProjectionSchema {
+    private static let cache = Locked<[ObjectIdentifier: Result<[ProjectedProperty], FloeError>]>([:])
+
+    /// The projected properties of `P`, in declaration order.
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
+    ///   class and the property whose key path reads no persisted property of the root.
+    static func properties<P: ProjectionObservable>(of type: P.Type) throws(FloeError) -> [ProjectedProperty] {
+        let id = ObjectIdentifier(type)
+        if let known = cache.withLock({ $0[id] }) { return try known.get() }
+        let found = discover(type)
+        cache.withLock { $0[id] = found }
+        return try found.get()
+    }
+
+    private static func discover<P: ProjectionObservable>(_ type: P.Type) -> Result<[ProjectedProperty], FloeError> {
+        let probe = P(projecting: P.Root())
+        var properties: [ProjectedProperty] = []
+        var mirror: Mirror? = Mirror(reflecting: probe)
+        var levels: [[ProjectedProperty]] = []
+        while let current = mirror {
+            var level: [ProjectedProperty] = []
+            for child in current.children {
+                guard let field = child.value as? any ProjectedField, let label = child.label else { continue }
+                let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                switch field.resolvePath() {
+                case .success(let path): level.append(ProjectedProperty(name: name, path: path))
+                case .failure(let error):
+                    return .failure(.invalidKeyPath(className: "\(P.self)", keyPath: name, reason: "\(field.rootKeyPath) \(error.reasonText)"))
+                }
+            }
+            levels.append(level)
+            mirror = current.superclassMirror
+        }
+        // A subclass of a projection shows its superclass's properties first.
+        for level in levels.reversed() { properties += level }
+        return .success(properties)
+    }
+
+    /// The projected property that `keyPath` of the projection reads.
+    static func property<P: ProjectionObservable, V>(_ keyPath: KeyPath<P, V>) throws(FloeError) -> ProjectedProperty {
+        let properties = try properties(of: P.self)
+        let probe = P(projecting: P.Root())
+        var read: [AnyKeyPath] = []
+        (probe as? Projection<P.Root>)?.fieldReadRecorder = { read.append($0.rootKeyPath) }
+        _ = probe[keyPath: keyPath]
+        let fields = Mirror.projectedFields(of: probe)
+        guard read.count == 1, let found = fields.firstIndex(where: { $0.rootKeyPath == read[0] }), properties.indices.contains(found) else {
+            throw .invalidKeyPath(className: "\(P.self)", keyPath: "\(keyPath)",
+                                  reason: "it reads no @Projected property, or several: queries and sorts name one projected property")
+        }
+        return properties[found]
+    }
+}
+
+extension Mirror {
+    /// The `@Projected` fields of a projection, superclasses' first (the order of ``ProjectionSchema``).
+    static func projectedFields(of projection: AnyObject) -> [any ProjectedField] {
+        var levels: [[any ProjectedField]] = []
+        var mirror: Mirror? = Mirror(reflecting: projection)
+        while let current = mirror {
+            levels.append(current.children.compactMap { $0.value as? any ProjectedField })
+            mirror = current.superclassMirror
+        }
+        return levels.reversed().flatMap { $0 }
+    }
+}
+
+extension FloeError {
+    /// The reason of a key-path error, to restate it for the projection property that caused it.
+    var reasonText: String {
+        if case .invalidKeyPath(_, _, let reason) = self { return reason }
+        return "\(self)"
+    }
+}

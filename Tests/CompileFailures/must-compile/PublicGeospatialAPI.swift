@@ -1,0 +1,38 @@
+// Must compile outside the module (no @testable): geospatial shapes and geoWithin in the
+// builder and in string predicates, on the seed's GeoJSON point.
+import Foundation
+import Floe
+
+class CustomGeoPoint: EmbeddedObject {
+    @Persisted private var type: String = "Point"
+    @Persisted private var coordinates: List<Double>
+    public var latitude: Double { return coordinates[1] }
+    public var longitude: Double { return coordinates[0] }
+    convenience init(_ latitude: Double, _ longitude: Double) {
+        self.init()
+        coordinates.append(objectsIn: [longitude, latitude])
+    }
+}
+
+class Company: Object {
+    @Persisted var location: CustomGeoPoint?
+}
+
+func findCompanies(_ realm: Realm) async throws {
+    let center = GeoPoint(latitude: 38.72, longitude: -9.14)!
+    let circle = GeoCircle(center: center, radius: .kilometers(20))!
+    let box = GeoBox(bottomLeft: GeoPoint(latitude: 38, longitude: -10)!, topRight: GeoPoint(latitude: 39, longitude: -9)!)
+    let ring = [GeoPoint(latitude: 38, longitude: -10)!, GeoPoint(latitude: 38, longitude: -9)!, GeoPoint(latitude: 39, longitude: -9)!,
+                GeoPoint(latitude: 38, longitude: -10)!]
+    let polygon = try GeoPolygon(outerRing: ring, holes: [])
+    _ = GeoCircle(center: center, radiusInRadians: 0.01)
+    _ = Distance.miles(3).asRadians + Distance.radians(0.1).asRadians + Distance.degrees(1).asRadians
+    let count = try await realm.read { realm in
+        let companies = realm.objects(Company.self)
+        let near = try companies.where { $0.location.geoWithin(circle) }.count
+        let boxed = try companies.where { $0.location.geoWithin(box) }.count
+        let inside = try companies.where { $0.location.geoWithin(polygon) }.count
+        return try near + boxed + inside + companies.filter("location GEOWITHIN %@", circle).count
+    }
+    print(count)
+}
