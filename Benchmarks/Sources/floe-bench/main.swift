@@ -23,6 +23,7 @@ func workloadGroups() -> [WorkloadGroup] {
         WorkloadGroup(name: "W3", summary: "object API: iterate 100k dogs summing age (W3), sum(ofProperty:) (W3a) vs GRDB", run: ObjectScanWorkloads.run),
         WorkloadGroup(name: "W4", summary: "object API: 100k primary-key lookups vs GRDB", run: LookupWorkloads.run),
         WorkloadGroup(name: "W5", summary: "object API: count age > 50 && name BEGINSWITH dog1 over 100k dogs, 100 times, vs GRDB", run: QueryWorkloads.runW5),
+        WorkloadGroup(name: "P", summary: "projections: a projected property (P1), iterating projections (P2), a type-projected URL (P3), each against the object itself", run: ProjectionWorkloads.run),
         WorkloadGroup(name: "Q", summary: "queries: indexed == over 1M vs a scan (Q1), sort 100k vs GRDB ORDER BY (Q2), 80k contacts in sections (Q3), parse and plan (Q4)", run: QueryWorkloads.runQueries),
         WorkloadGroup(name: "W6", summary: "object API: age += 1 on 100k dogs in one write vs GRDB", run: ObjectUpdateWorkloads.run),
         WorkloadGroup(name: "W7", summary: "object API: delete all 100k dogs vs GRDB", run: DeleteAllWorkloads.run),

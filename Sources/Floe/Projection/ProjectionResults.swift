@@ -33,6 +33,21 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// Always false: these results are live.
     public var isFrozen: Bool { false }
 
+    /// Walks the root objects leaf by leaf, as iterating ``Results`` does (no search per row).
+    public func makeIterator() -> Iterator {
+        Iterator(roots: rootResults.makeIterator())
+    }
+
+    /// Projections of the root results' objects, in order.
+    public struct Iterator: IteratorProtocol {
+        var roots: Results<Element.Root>.Iterator
+
+        /// The next projection, or nil after the last.
+        public mutating func next() -> Element? {
+            roots.next().map { Element(projecting: $0) }
+        }
+    }
+
     /// The objects that meet a condition on projected properties, written with the type-safe
     /// builder (live, in the same order).
     ///
