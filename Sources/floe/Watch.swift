@@ -8,6 +8,15 @@ import Foundation
 /// object of the watched class prints nothing.
 enum Watch {
     static func run(path: String, className: String?) throws -> Never {
+        // Interrupting or terminating is how watch ends: make sure neither signal is ignored
+        // or blocked by whatever started the tool.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for signal in [SIGINT, SIGTERM] {
+            Foundation.signal(signal, SIG_DFL)
+            sigaddset(&stopping, signal)
+        }
+        sigprocmask(SIG_UNBLOCK, &stopping, nil)
         let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
         var previous = try store.snapshot()
         if let className, try previous.tableIfPresent(named: className) == nil {
