@@ -139,7 +139,7 @@ import Testing
 
         // Typed errors, exit 1, nothing on standard output.
         for (predicate, message) in [("agee > 3", "Pet has no property 'agee'"), ("name > 3", "3 cannot be compared with String"),
-                                     ("age >", "predicate"), ("owner.name == 'Ada'", "owner")] {
+                                     ("age >", "predicate"), ("owner.name == 'Ada'", "'owner' links to Owner?: following links needs the model classes")] {
             let run = try Self.floe(["query", "kennel.floe", "Pet", predicate], in: directory.path)
             #expect(run.status == 1 && run.stdout.isEmpty && run.stderr.contains(message), "\(predicate): \(run.stderr)")
         }

@@ -24,7 +24,11 @@
         var keys: [Int64]
         if let predicateFormat {
             let predicate = try PredicateParser.parse(predicateFormat, arguments: [])
-            keys = try QueryEvaluator(predicate, binding: binding, reader: reader, bindings: noLinkedClasses).matchingKeys()
+            do throws(FloeError) {
+                keys = try QueryEvaluator(predicate, binding: binding, reader: reader, bindings: noLinkedClasses).matchingKeys()
+            } catch .invalidKeyPath(let className, let keyPath, let reason) {
+                throw .invalidKeyPath(className: className, keyPath: keyPath, reason: linkReason(keyPath, in: binding) ?? reason)
+            }
         } else {
             keys = try reader.objectKeys(in: table)
         }
@@ -40,6 +44,13 @@
             keys = SortColumns.order(keys, columns: columns, ascending: [ascending])
         }
         return keys
+    }
+
+    /// Why a key path through a link cannot be followed here (nil: it does not go through one).
+    static func linkReason(_ keyPath: String, in binding: TableBinding) -> String? {
+        let first = String(keyPath.prefix { $0 != "." && $0 != "[" })
+        guard first.count < keyPath.count, let property = binding.schema.property(named: first), property.type.columnType == .link else { return nil }
+        return "'\(first)' links to \(property.type.swiftName): following links needs the model classes, and this query has only the stored schema"
     }
 
     /// A binding whose properties are the stored columns, one for one.
