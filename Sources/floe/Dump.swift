@@ -1,12 +1,13 @@
 import Foundation
 @_spi(Engine) import Floe
 
-/// `floe dump`: objects as JSON, one object per line inside a JSON object keyed by class.
+/// `floe dump`: objects as JSON, one object per line inside a JSON object keyed by class, or
+/// (`--jsonl`) one JSON object per line.
 ///
 /// The whole document is built before anything is printed, so a file that fails half way
 /// prints nothing on standard output (only the error, on standard error).
 enum Dump {
-    static func run(path: String, className requested: String?) throws {
+    static func run(path: String, className requested: String?, jsonLines: Bool) throws {
         let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
         defer { store.close() }
         let snapshot = try store.snapshot()
@@ -15,33 +16,26 @@ enum Dump {
             throw DumpError("\(path) has no class named '\(requested)' (it has \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
         }
         let selected = requested.map { [$0] } ?? names
-        var lines = ["{"]
+        let renderer = ObjectRenderer(snapshot: snapshot)
+        var lines = jsonLines ? [] : ["{"]
         for (tableIndex, name) in selected.enumerated() {
             let table = try snapshot.table(named: name)
-            let spec = try snapshot.spec(of: table)
-            lines.append("  \(quote(name)): [")
             let keys = try snapshot.objectKeys(in: table)
+            let progress = Progress("dumping \(name)")
+            if !jsonLines { lines.append("  \(quote(name)): [") }
             for (index, key) in keys.enumerated() {
-                var fields = ["\"_key\": \(key)"]
-                for (column, columnSpec) in spec.columns.enumerated() {
-                    let rendered: String
-                    switch columnSpec.collection {
-                    case .single:
-                        rendered = json(try snapshot.value(in: table, key: key, column: column))
-                    case .list, .set:
-                        rendered = "[" + (try snapshot.collectionElements(in: table, key: key, column: column)).map(json).joined(separator: ", ") + "]"
-                    case .map:
-                        rendered = "{" + (try snapshot.mapEntries(in: table, key: key, column: column))
-                            .map { "\(quote($0.key)): \(json($0.value))" }.joined(separator: ", ") + "}"
-                    }
-                    fields.append("\(quote(columnSpec.name)): \(rendered)")
+                if jsonLines {
+                    lines.append(try renderer.render(key, in: table, withClass: true))
+                } else {
+                    lines.append("    " + (try renderer.render(key, in: table, withClass: false)) + (index + 1 < keys.count ? "," : ""))
                 }
-                lines.append("    {" + fields.joined(separator: ", ") + "}" + (index + 1 < keys.count ? "," : ""))
+                progress.update(index + 1, of: keys.count)
             }
-            lines.append("  ]" + (tableIndex + 1 < selected.count ? "," : ""))
+            progress.finish()
+            if !jsonLines { lines.append("  ]" + (tableIndex + 1 < selected.count ? "," : "")) }
         }
-        lines.append("}")
-        print(lines.joined(separator: "\n"))
+        if !jsonLines { lines.append("}") }
+        if !lines.isEmpty { print(lines.joined(separator: "\n")) }
     }
 
     struct DumpError: Error, CustomStringConvertible {

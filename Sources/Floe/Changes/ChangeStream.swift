@@ -1,5 +1,5 @@
 /// What every change stream is: a `Sendable` `AsyncSequence` of changes with an identity that
-/// its copies share, so that a write can skip it (see ``Realm/write(withoutNotifying:_:)``).
+/// its copies share, so that a write can skip it (see ``Realm/write(withoutNotifying:_:)-(_,(Transaction)->Result)``).
 ///
 /// ```swift
 /// let stream = try dog.changes

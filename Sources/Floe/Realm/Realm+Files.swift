@@ -8,6 +8,7 @@ extension Realm {
     /// try await realm.writeCopy(toFile: URL(fileURLWithPath: "backup.floe"))
     /// ```
     ///
+    /// - Parameter fileURL: where the copy goes; nothing may exist there yet.
     /// - Parameter encryptionKey: must be nil: Floe files are not encrypted (use the platform's
     ///   file protection or an encrypted volume).
     /// - Throws: ``FloeError/io(path:operation:errno:)`` when the destination exists or cannot be

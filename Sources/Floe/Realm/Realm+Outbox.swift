@@ -19,6 +19,7 @@ extension Realm {
     /// }
     /// ```
     ///
+    /// - Parameter type: the asymmetric class whose objects to hand out.
     /// - Parameter batchSize: the most objects one batch holds (at least 1).
     public nonisolated func outbox<T: AsymmetricObject>(_ type: T.Type, batchSize: Int = 100) -> Outbox<T> {
         Outbox(realm: self, batchSize: max(1, batchSize))

@@ -56,7 +56,7 @@ extension Realm {
         try core.read { try block(ReadTransaction(_access: access)) }
     }
 
-    /// The realm's synchronous write API, handed to the closure of ``Realm/write(_:)-swift.method``:
+    /// The realm's synchronous write API, handed to the closure of ``Realm/write(_:)-((Transaction)->Result)``:
     /// everything ``RealmWriting`` and ``RealmReading`` offer.
     ///
     /// It cannot be kept or passed on: it is valid only inside the closure.

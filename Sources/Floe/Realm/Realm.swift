@@ -4,7 +4,7 @@ import Foundation
 /// this actor.
 ///
 /// Inside the actor — in `Realm` extensions you write, or in the closures of
-/// ``write(_:)-swift.method`` and ``read(_:)`` — the API is synchronous, as in Realm.
+/// ``write(_:)-((Transaction)->Result)`` and ``read(_:)`` — the API is synchronous, as in Realm.
 /// From anywhere else, `await` a write or a read; what leaves the actor is `Sendable`:
 /// values, or frozen snapshots.
 ///
@@ -82,7 +82,7 @@ public actor Realm {
     // The members below are ``RealmWriting``'s and ``RealmReading``'s, forwarded: an actor's
     // synchronous API cannot satisfy a protocol. Their documentation is there.
 
-    /// Adds an unmanaged object; see ``RealmWriting/add(_:update:)``.
+    /// Adds an unmanaged object; see ``RealmWriting/add(_:update:)-(Object,_)``.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws { try access.add(object, update: update) }
 
     /// Adds every object of a sequence (see ``RealmWriting``).
@@ -101,7 +101,7 @@ public actor Realm {
         try access.create(type, value: value, update: update)
     }
 
-    /// Deletes a managed object; see ``RealmWriting/delete(_:)``.
+    /// Deletes a managed object; see ``RealmWriting/delete(_:)-(ObjectBase)``.
     public func delete(_ object: ObjectBase) throws { try access.delete(object) }
 
     /// Deletes every object of a sequence (see ``RealmWriting``).

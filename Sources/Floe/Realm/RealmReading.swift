@@ -1,5 +1,5 @@
 /// What every live view of a realm reads through: the transactions handed to the closures of
-/// ``Realm/write(_:)-swift.method`` and ``Realm/read(_:)``, and (by forwarding, because an
+/// ``Realm/write(_:)-((Transaction)->Result)`` and ``Realm/read(_:)``, and (by forwarding, because an
 /// actor's synchronous API cannot satisfy a protocol) the ``Realm`` actor itself. Each member
 /// is written once, here.
 ///
@@ -17,8 +17,8 @@ public protocol RealmReading: ~Copyable {
 }
 
 /// What every live view of a realm that is inside a write transaction can change: the
-/// transaction handed to the closure of ``Realm/write(_:)-swift.method`` and, by forwarding,
-/// the ``Realm`` actor inside ``Realm/write(_:)-swift.method``.
+/// transaction handed to the closure of ``Realm/write(_:)-((Transaction)->Result)`` and, by forwarding,
+/// the ``Realm`` actor inside ``Realm/write(_:)-((Transaction)->Result)``.
 ///
 /// ```swift
 /// func adopt(_ dog: Dog, in realm: borrowing some RealmWriting & ~Copyable) throws {
