@@ -103,4 +103,36 @@ import Testing
         let ages = try await realm.read { realm in realm.objects(Pet.self).reduce(0) { $0 + $1.age } }
         #expect(ages == (0..<Self.count).reduce(0) { $0 + $1 % 10 })
     }
+
+    /// Keys above every key the table holds skip the search for a duplicate; the others,
+    /// and the largest key of all, must still find it.
+    @Test func duplicatePrimaryKeysAreRefusedInAnyOrder() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "keys-\(UUID())"))
+        for ids in [[10, 3, 10], [10, 3, 3], [Int.max, Int.max], [-5, -5], [1, 2, 3, 2]] {
+            let error = await #expect(throws: FloeError.self, "\(ids)") {
+                try await realm.write { realm in
+                    for id in ids {
+                        let pet = Pet()
+                        pet.id = id
+                        try realm.add(pet)
+                    }
+                }
+            }
+            guard case .duplicatePrimaryKey(_, let column, let value)? = error else {
+                Issue.record("\(ids): \(String(describing: error))")
+                continue
+            }
+            #expect(column == "id")
+            #expect(value == "\(ids.last!)")
+        }
+        try await realm.write { realm in
+            for id in [10, 3, 11, Int.max] {
+                let pet = Pet()
+                pet.id = id
+                try realm.add(pet)
+            }
+        }
+        let ids = try await realm.read { realm in realm.objects(Pet.self).map(\.id) }
+        #expect(ids == [3, 10, 11, Int.max])
+    }
 }

@@ -230,7 +230,9 @@
                     throw .typeMismatch(table: node.spec.name, column: columns[index].name,
                                         expected: "the object key \(key) (the primary key is the object key)", value: row[index].debugText)
                 }
-                if try ClusterTree.find(key, in: node.root) != nil {
+                // Every key the table holds is below `nextKey`: a key at or above it (appending
+                // in key order, as bulk inserts do) needs no search for a duplicate.
+                if key < node.nextKey || key == .max, try ClusterTree.find(key, in: node.root) != nil {
                     throw .duplicatePrimaryKey(table: node.spec.name, column: columns[index].name, value: row[index].debugText)
                 }
             } else if columns[index].isPrimaryKey, try firstObject(in: node, column: index, equalTo: row[index]) != nil {
