@@ -11,19 +11,55 @@ struct RowPosition {
     private let row: Int
     private let group: GroupNode
     private let mutationCount: Int
+    private let rowLayoutCount: Int
 
-    fileprivate init(leaf: ClusterNode, row: Int, group: GroupNode, mutationCount: Int) {
+    fileprivate init(leaf: ClusterNode, row: Int, group: GroupNode, mutationCount: Int, rowLayoutCount: Int) {
         key = leaf.keys[row]
         self.leaf = leaf
         self.row = row
         self.group = group
         self.mutationCount = mutationCount
+        self.rowLayoutCount = rowLayoutCount
     }
 
-    /// Whether reads through `reader` may use this position.
+    /// A row of a leaf `transaction` owns (one it has just made mutable).
+    init(ownedLeaf leaf: ClusterNode, row: Int, in transaction: WriteTransaction) {
+        self.init(leaf: leaf, row: row, group: transaction.group, mutationCount: transaction.mutationCount,
+                  rowLayoutCount: transaction.rowLayoutCount)
+    }
+
+    /// Whether reads through `reader` may use this position: nothing changed since it was
+    /// found, or only values were written in place and its leaf is one the reader owns (so
+    /// the leaf itself holds those values).
     @inline(__always)
     func isValid(for reader: any VersionReading) -> Bool {
-        group === reader.group && mutationCount == reader.mutationCount
+        group === reader.group && (mutationCount == reader.mutationCount || (rowLayoutCount == reader.rowLayoutCount && leaf.isMutable))
+    }
+
+    /// ``isValid(for:)`` for a snapshot, without an existential.
+    @inline(__always)
+    func isValid(in snapshot: Snapshot) -> Bool {
+        group === snapshot.group && mutationCount == 0
+    }
+
+    /// ``isValid(for:)`` for a write transaction, without an existential.
+    @inline(__always)
+    func isValid(in transaction: WriteTransaction) -> Bool {
+        group === transaction.group
+            && (mutationCount == transaction.mutationCount || (rowLayoutCount == transaction.rowLayoutCount && leaf.isMutable))
+    }
+
+    /// The leaf and row when `transaction` owns the leaf and no row has moved since.
+    func ownedLeaf(in transaction: WriteTransaction) -> (ClusterNode, Int)? {
+        guard group === transaction.group, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable else { return nil }
+        return (leaf, row)
+    }
+
+    /// The next row of the same leaf when it holds `key` and `transaction` owns the leaf: a
+    /// walk in key order that writes as it goes stays in the leaves the writes copied.
+    func successor(holding key: Int64, in transaction: WriteTransaction) -> RowPosition? {
+        guard let (leaf, row) = ownedLeaf(in: transaction), row + 1 < leaf.keys.count, leaf.keys[row + 1] == key else { return nil }
+        return RowPosition(ownedLeaf: leaf, row: row + 1, in: transaction)
     }
 
     /// The value of one column of this row (collection columns: use the collection reads).
@@ -38,6 +74,7 @@ struct RowCursor {
     private let leaves: [ClusterNode]
     private let group: GroupNode
     private let mutationCount: Int
+    private let rowLayoutCount: Int
     private var leafIndex = 0
     private var row = 0
 
@@ -45,6 +82,7 @@ struct RowCursor {
         self.leaves = leaves
         group = reader.group
         mutationCount = reader.mutationCount
+        rowLayoutCount = reader.rowLayoutCount
     }
 
     /// No rows at all.
@@ -58,7 +96,7 @@ struct RowCursor {
         }
         guard leafIndex < leaves.count else { return nil }
         defer { row += 1 }
-        return RowPosition(leaf: leaves[leafIndex], row: row, group: group, mutationCount: mutationCount)
+        return RowPosition(leaf: leaves[leafIndex], row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount)
     }
 }
 
@@ -66,7 +104,7 @@ extension VersionReading {
     /// Where object `key` of `table` sits in this version (nil: no such object).
     func position(of key: Int64, in table: TableHandle) throws(FloeError) -> RowPosition? {
         guard let (leaf, row) = try ClusterTree.find(key, in: tableNode(table).root) else { return nil }
-        return RowPosition(leaf: leaf, row: row, group: group, mutationCount: mutationCount)
+        return RowPosition(leaf: leaf, row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount)
     }
 
     /// A cursor over every row of `table` in key order.

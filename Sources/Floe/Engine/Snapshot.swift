@@ -20,6 +20,8 @@
     /// A snapshot never changes.
     public var mutationCount: Int { 0 }
 
+    public var rowLayoutCount: Int { 0 }
+
     init(version: UInt64, group: GroupNode, pin: VersionPin?, damage: DamageLog = DamageLog()) {
         self.version = version
         self.group = group

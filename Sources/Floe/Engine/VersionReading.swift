@@ -16,6 +16,10 @@
     /// Changes whenever the reader's trees change (never, for a snapshot): a cached leaf
     /// found under one value is valid while the value and `group` stay the same.
     var mutationCount: Int { get }
+    /// Changes whenever rows may have moved between leaves (never, for a snapshot): a cached
+    /// row in a leaf the reader owns (`isMutable`) stays valid while this stays the same,
+    /// whatever was written into it.
+    var rowLayoutCount: Int { get }
 }
 
 @_spi(Engine) extension VersionReading {

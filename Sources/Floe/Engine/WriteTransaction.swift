@@ -25,6 +25,10 @@
     private(set) var isOpen = true
     /// Bumped by every change (see ``VersionReading/mutationCount``).
     public private(set) var mutationCount = 0
+    /// Bumped by every change that may move rows between leaves or replace a leaf this
+    /// transaction already owns (everything but a value written in place): a position in a
+    /// leaf the transaction owns stays valid while this stays the same.
+    public private(set) var rowLayoutCount = 0
     /// What this transaction inserted, deleted and wrote, for change observers (appended per
     /// change, turned into a ``ChangeSet`` at commit only when someone observes).
     private(set) var changeLog = ChangeLog()
@@ -83,6 +87,7 @@
         try requireOpen()
         try spec.validate()
         mutationCount &+= 1
+        rowLayoutCount &+= 1
         if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
         group.tables.append(NodeRef(TableNode(spec: spec)))
         changeLog.append(.structure(spec.name))
@@ -123,6 +128,7 @@
         try requireOpen()
         let node = try tableNode(table)
         mutationCount &+= 1
+        rowLayoutCount &+= 1
         context.drop(group.tables[table.index])
         context.drop(node.root)
         group.tables.remove(at: table.index)
@@ -224,7 +230,9 @@
                     throw .typeMismatch(table: node.spec.name, column: columns[index].name,
                                         expected: "the object key \(key) (the primary key is the object key)", value: row[index].debugText)
                 }
-                if try ClusterTree.find(key, in: node.root) != nil {
+                // Every key the table holds is below `nextKey`: a key at or above it (appending
+                // in key order, as bulk inserts do) needs no search for a duplicate.
+                if key < node.nextKey || key == .max, try ClusterTree.find(key, in: node.root) != nil {
                     throw .duplicatePrimaryKey(table: node.spec.name, column: columns[index].name, value: row[index].debugText)
                 }
             } else if columns[index].isPrimaryKey, try firstObject(in: node, column: index, equalTo: row[index]) != nil {
@@ -247,15 +255,35 @@
 
     /// Sets one column of one object.
     public func setValue(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
+        try setValue(value, in: table, key: key, column: column, at: nil)
+    }
+
+    /// Sets one value of an object, starting from where the object was last found (no descent
+    /// from the root when `hint` is a row of a leaf this transaction already owns); returns
+    /// the object's position afterwards, for the next write or read of the same object.
+    @discardableResult
+    func setValue(_ value: Value, in table: TableHandle, key: Int64, column: Int, at hint: RowPosition?) throws(FloeError) -> RowPosition {
         try requireOpen()
-        let node = try mutableTable(table)
+        let node = try mutableTable(table, movingRows: false)
         let spec = try columnSpec(node, column)
         precondition(spec.collection == .single, "'\(node.spec.name).\(spec.name)' is a collection; change it with the collection operations")
         let value = try checked(value, for: spec, in: node.spec.name)
-        guard let (root, leaf, row) = try ClusterTree.mutableLeaf(for: key, root: node.root, context: context) else {
-            throw .noSuchObject(table: node.spec.name, key: key)
+        let leaf: ClusterNode, row: Int
+        if let hint, let owned = hint.ownedLeaf(in: self), hint.key == key {
+            (leaf, row) = owned
+        } else {
+            guard let (root, found, foundRow) = try ClusterTree.mutableLeaf(for: key, root: node.root, context: context) else {
+                throw .noSuchObject(table: node.spec.name, key: key)
+            }
+            node.root = root
+            (leaf, row) = (found, foundRow)
         }
-        node.root = root
+        let position = RowPosition(ownedLeaf: leaf, row: row, in: self)
+        try setValue(value, spec: spec, node: node, key: key, column: column, leaf: leaf, row: row)
+        return position
+    }
+
+    private func setValue(_ value: Value, spec: ColumnSpec, node: TableNode, key: Int64, column: Int, leaf: ClusterNode, row: Int) throws(FloeError) {
         changeLog.append(.write(node.spec.name, key, column))
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
@@ -512,7 +540,7 @@
     private func updateCollection(_ table: TableHandle, _ key: Int64, _ column: Int, expecting kind: CollectionKind?,
                                   _ change: (ColumnSpec, String, NodeRef<CollectionNode>?) throws(FloeError) -> NodeRef<CollectionNode>?) throws(FloeError) {
         try requireOpen()
-        let node = try mutableTable(table)
+        let node = try mutableTable(table, movingRows: false)
         let spec = try columnSpec(node, column)
         precondition(spec.collection != .single && (kind == nil || spec.collection == kind),
                      "'\(node.spec.name).\(spec.name)' is not a \(kind.map { "\($0)" } ?? "collection")")
@@ -532,9 +560,10 @@
         try SearchIndex.findObjects(in: node, column: column, equalTo: value, limit: 1).first
     }
 
-    private func mutableTable(_ table: TableHandle) throws(FloeError) -> TableNode {
+    private func mutableTable(_ table: TableHandle, movingRows: Bool = true) throws(FloeError) -> TableNode {
         _ = try tableNode(table)
         mutationCount &+= 1
+        if movingRows { rowLayoutCount &+= 1 }
         let (ref, node) = try context.mutable(group.tables[table.index])
         group.tables[table.index] = ref
         return node

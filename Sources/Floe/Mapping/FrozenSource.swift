@@ -23,6 +23,8 @@ final class FrozenSource: ObjectSource {
 
     func currentReader() throws(FloeError) -> any VersionReading { snapshot }
 
+    func isCurrent(_ position: RowPosition) -> Bool { position.isValid(in: snapshot) }
+
     func linkedObject(_ type: ObjectBase.Type, key: Int64) -> ObjectBase? {
         let found: TableBinding?
         do throws(FloeError) {

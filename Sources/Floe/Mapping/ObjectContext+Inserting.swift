@@ -78,9 +78,7 @@ extension ObjectContext {
 
     /// Phase one: the row, with links left for `storeLinks`.
     private func store(_ values: [_FloeValue], binding: TableBinding, update: ExistingObjectPolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {
-        let isLink = binding.schema.properties.map {
-            ($0.type.columnType == .link || $0.type.columnType == .mixed) && $0.type.collection == .single || $0.type.collection != .single || $0.isComputed
-        }
+        let isLink = binding.isStoredAfterRow
         let scalars = values.enumerated().map { index, value in isLink[index] ? .null : value.value }
         let mask: [Value?] = values.indices.map { index in
             if isLink[index] { return nil }

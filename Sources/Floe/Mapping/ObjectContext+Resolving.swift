@@ -66,7 +66,8 @@ extension ObjectContext {
     }
 
     /// Sets a link column; an embedded object it replaces is deleted (it had no other owner).
-    func replaceLink(in binding: TableBinding, key: Int64, column: Int, with value: Value) throws(FloeError) {
+    @discardableResult
+    func replaceLink(in binding: TableBinding, key: Int64, column: Int, with value: Value, at hint: RowPosition? = nil) throws(FloeError) -> RowPosition {
         let transaction = try requireWrite()
         if let propertyIndex = binding.propertyOfColumn[column], let target = binding.schema.properties[propertyIndex].type.objectType,
            try SchemaDiscovery.schema(for: target).kind == .embedded,
@@ -74,6 +75,6 @@ extension ObjectContext {
            let targetBinding = try tableBinding(for: target) {
             try deleteRow(targetBinding, key: old)
         }
-        try transaction.setValue(value, in: binding.table, key: key, column: column)
+        return try transaction.setValue(value, in: binding.table, key: key, column: column, at: hint)
     }
 }

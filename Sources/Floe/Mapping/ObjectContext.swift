@@ -41,6 +41,13 @@ final class ObjectContext: ObjectSource {
 
     var isInWriteTransaction: Bool { transaction != nil }
 
+    /// Whether `position` may be read at the version reads see now, with no existential and
+    /// no reference counting: a position check and a version check.
+    func isCurrent(_ position: RowPosition) -> Bool {
+        if let transaction { return position.isValid(in: transaction) }
+        return snapshot.version == store.currentVersion && position.isValid(in: snapshot)
+    }
+
     /// The version reads see: the open write's own state, else the newest commit.
     func currentReader() throws(FloeError) -> any VersionReading {
         if let transaction { return transaction }
@@ -161,7 +168,9 @@ final class ObjectContext: ObjectSource {
                 }
                 return
             }
-            try replaceLink(in: binding.tableBinding, key: binding.key, column: column, with: stored)
+            // The object keeps where its row is now: the next property it writes or reads starts there.
+            binding.cachePosition(try replaceLink(in: binding.tableBinding, key: binding.key, column: column, with: stored,
+                                                  at: binding.cachedPosition))
         } catch {
             pendingErrors.append(error.naming(binding.tableBinding, column: column))
         }

@@ -14,6 +14,9 @@ final class ObjectBinding {
         self.key = key
     }
 
+    /// Where the object was last found, if anywhere (its validity is the reader's to judge).
+    var cachedPosition: RowPosition? { position }
+
     /// Seeds the position cache (when the caller just found the object).
     func cachePosition(_ position: RowPosition) {
         self.position = position
@@ -24,6 +27,17 @@ final class ObjectBinding {
     func repoint(to position: RowPosition) {
         key = position.key
         self.position = position
+    }
+
+    /// ``repoint(to:)``, staying in the leaf `transaction` copied for this object's last write
+    /// when the next row is there (the cursor still holds the leaf from before the write).
+    func repoint(to position: RowPosition, in transaction: WriteTransaction?) {
+        if let transaction, let successor = self.position?.successor(holding: position.key, in: transaction) {
+            key = position.key
+            self.position = successor
+            return
+        }
+        repoint(to: position)
     }
 
     var className: String { tableBinding.schema.className }
@@ -43,10 +57,10 @@ final class ObjectBinding {
             return .managedCollection(parent: self, column: column)
         }
         do throws(FloeError) {
-            let reader = try source.currentReader()
-            if let position, position.isValid(for: reader) {
+            if let position, source.isCurrent(position) {
                 return .read(try position.value(ofColumn: column), parent: self, column: column)
             }
+            let reader = try source.currentReader()
             guard let found = try reader.position(of: key, in: tableBinding.table) else {
                 throw FloeError.noSuchObject(table: tableBinding.table.name, key: key)
             }

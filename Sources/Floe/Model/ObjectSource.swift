@@ -10,6 +10,8 @@ protocol ObjectSource: AnyObject {
     var owner: AnyObject? { get }
     /// The version reads see now.
     func currentReader() throws(FloeError) -> any VersionReading
+    /// Whether a cached position may be read at the version reads see now.
+    func isCurrent(_ position: RowPosition) -> Bool
     var isFrozen: Bool { get }
     /// Writes one column of one object, inside the open write transaction. Errors cannot be
     /// thrown from a property setter: the source records them and the write that encloses
@@ -33,6 +35,11 @@ protocol ObjectSource: AnyObject {
 }
 
 extension ObjectSource {
+    func isCurrent(_ position: RowPosition) -> Bool {
+        guard let reader = try? currentReader() else { return false }
+        return position.isValid(for: reader)
+    }
+
     /// What a read that cannot throw does with `error`: damaged bytes (a failed checksum, a
     /// short read) are recorded and the read answers `placeholder`; anything else is misuse
     /// (reading a deleted object) and stops with `what` and the error.

@@ -12,6 +12,9 @@ final class TableBinding: Sendable {
 
     /// Columns the stored table has (computed properties' pseudo columns come after).
     let storedColumnCount: Int
+    /// For each property, whether inserting an object stores it after the row itself (links,
+    /// mixed values, collections and computed properties), worked out once, not per insert.
+    let isStoredAfterRow: [Bool]
 
     init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int) {
         self.schema = schema
@@ -26,6 +29,9 @@ final class TableBinding: Sendable {
         }
         self.propertyOfColumn = propertyOfColumn
         self.isCollectionColumn = isCollectionColumn
+        isStoredAfterRow = schema.properties.map {
+            ($0.type.columnType == .link || $0.type.columnType == .mixed) && $0.type.collection == .single || $0.type.collection != .single || $0.isComputed
+        }
     }
 
     func propertyName(ofColumn column: Int) -> String {

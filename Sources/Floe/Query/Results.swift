@@ -100,7 +100,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
             }
             // Only its object holds a binding, so an unshared object means an unshared binding.
             if previous != nil, isKnownUniquelyReferenced(&previous!), let objectBinding = previous!._floeBinding {
-                objectBinding.repoint(to: position)
+                objectBinding.repoint(to: position, in: core.transaction)
                 return previous
             }
             let object = core.materialize(Element.self, key: position.key, binding: binding)
