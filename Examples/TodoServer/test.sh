@@ -10,7 +10,14 @@ dir=$(mktemp -d)
 log="$dir/server.log"
 "$server" --port 0 --file "$dir/todos.floe" >"$log" 2>&1 &
 pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
+stop() {   # a graceful stop waits for open WebSockets; after 5 s the server is killed
+    kill "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -rf "$dir"
+}
+trap stop EXIT
 
 port=""
 for _ in $(seq 1 100); do
