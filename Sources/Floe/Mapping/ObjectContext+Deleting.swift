@@ -11,22 +11,23 @@ extension ObjectContext {
             throw .objectNotInRealm(className: type(of: object).className(), detail: object._floeBinding == nil
                 ? "is not managed; only managed objects can be deleted" : "belongs to another realm")
         }
-        guard try requireWrite().contains(binding.key, in: binding.tableBinding.table) else {
-            throw .objectNotInRealm(className: binding.className, detail: "was already deleted (or its write was rolled back); check isInvalidated first")
-        }
         if binding.tableBinding.schema.kind == .embedded {
             throw .invalidOperation(className: binding.className, detail: "embedded objects are deleted with their owner, or by removing them from it")
         }
         if binding.tableBinding.schema.kind == .asymmetric {
             throw .invalidOperation(className: binding.className, detail: "asymmetric objects cannot be deleted; they leave through realm.outbox(_:) once acknowledged")
         }
-        try deleteRow(binding.tableBinding, key: binding.key)
+        guard try deleteRow(binding.tableBinding, key: binding.key) else {
+            throw .objectNotInRealm(className: binding.className, detail: "was already deleted (or its write was rolled back); check isInvalidated first")
+        }
     }
 
     /// Deletes one row: first the embedded objects it owns, then the row, then every link to it.
-    func deleteRow(_ binding: TableBinding, key: Int64) throws(FloeError) {
+    /// Returns whether the row was there to delete.
+    @discardableResult
+    func deleteRow(_ binding: TableBinding, key: Int64) throws(FloeError) -> Bool {
         let transaction = try requireWrite()
-        guard try transaction.contains(key, in: binding.table) else { return }
+        guard try transaction.contains(key, in: binding.table) else { return false }
         for (index, property) in binding.schema.properties.enumerated() {
             guard let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
                   let targetBinding = try tableBinding(for: target)
@@ -39,6 +40,7 @@ extension ObjectContext {
         }
         try transaction.deleteObject(from: binding.table, key: key)
         try unlinkIncoming(table: binding.table.name, key: key)
+        return true
     }
 
     /// Nils every to-one link to the object `key` of `table`.
