@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End to end: starts the server on a free loopback port with a fresh file, opens a WebSocket,
 # POSTs a todo with curl, and checks that the WebSocket receives the new list within 5 s;
-# then PATCH, DELETE and GET /todos. Last, with one WebSocket gone without a word and another
-# still open, SIGTERM alone must stop the server within 5 s (a graceful shutdown that closes the
-# open one). Kills the server if the test ends any other way.
+# then PATCH, DELETE and GET /todos. Last, with one WebSocket gone without a word, one open and
+# one that never answers a close frame, SIGTERM alone must stop the server within 5 s (a graceful
+# shutdown that closes the open ones). Kills the server if the test ends any other way.
 set -euo pipefail
 cd "$(dirname "$0")"
 swift build
@@ -161,11 +161,27 @@ while True:
         sys.exit(0)
 PY
 holder=$!
+# A client that never answers a close frame (nor closes): it must not hold the shutdown up.
+python3 - "$port" >"$dir/mute.log" 2>&1 <<'PY' &
+import base64, os, socket, sys, time
+
+sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+key = base64.b64encode(os.urandom(16)).decode()
+sock.sendall(("GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+print("open", flush=True)
+while sock.recv(65536):   # reads everything, answers nothing, until the server closes the connection
+    pass
+print("closed by the server", flush=True)
+PY
+mute=$!
 for _ in $(seq 1 50); do grep -q list "$dir/holder.log" && break; sleep 0.1; done
 grep -q list "$dir/holder.log" || { echo "FAIL the open WebSocket got no list"; cat "$dir/holder.log"; exit 1; }
+for _ in $(seq 1 50); do grep -q open "$dir/mute.log" && break; sleep 0.1; done
+sleep 0.5   # its upgrade answered
 
 # SIGTERM alone: the server closes the open WebSocket, does not wait on the one that went
-# away, and exits.
+# away nor on the one that does not answer, and exits.
 started=$SECONDS
 kill -TERM "$pid"
 for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -175,5 +191,7 @@ fi
 set +e; wait "$pid"; status=$?; set -e
 [ "$status" -eq 0 ] || { echo "FAIL the server exited with $status after SIGTERM"; cat "$log"; exit 1; }
 wait "$holder" || { echo "FAIL the open WebSocket was not closed cleanly"; cat "$dir/holder.log"; exit 1; }
-echo "ok SIGTERM alone stops the server ($((SECONDS - started)) s), closing the open WebSocket"
+wait "$mute" || true
+grep -q "closed by the server" "$dir/mute.log" || { echo "FAIL the mute WebSocket was not closed"; cat "$dir/mute.log"; exit 1; }
+echo "ok SIGTERM alone stops the server ($((SECONDS - started)) s), closing the open WebSockets, even one that never answers"
 echo "todo server example: all checks passed"
