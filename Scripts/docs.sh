@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the DocC catalog (Sources/Floe/Floe.docc) with the toolchain's docc, no plugin:
 # emits Floe's symbol graph, converts the catalog against it, and fails on any warning
-# (a broken symbol link, an article that does not resolve, a malformed directive).
+# (a broken symbol link, an article that does not resolve, a malformed directive) and on any
+# public symbol without a doc comment (Scripts/undocumented.py lists them from the graph).
 # Usage: Scripts/docs.sh [output-dir]   (default: .build-docs/Floe.doccarchive)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,4 +36,5 @@ if [ "$status" -ne 0 ] || [ "$warnings" -ne 0 ]; then
     echo "docs: docc reported $warnings warnings or errors (exit $status)"
     exit 1
 fi
+python3 Scripts/undocumented.py "$graphs"
 echo "docs: built $output"

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One command of the tool: its operands, its flags and its help. The table below drives the
 /// argument parsing, the usage errors and `floe <command> --help`.
@@ -144,3 +145,55 @@ final class Progress {
         if printed { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
+
+/// Runs `work` with a progress line for operations whose total is not known in advance
+/// (verify, compact, copy, recover, stats): past the threshold (1 s; `FLOE_PROGRESS_AFTER`
+/// sets it) standard error shows the seconds spent so far, rewritten twice a second, and at
+/// the end how long the operation took.
+func withElapsedProgress<T>(_ what: String, _ work: () throws -> T) rethrows -> T {
+    let line = ElapsedLine(what)
+    let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "floe.progress"))
+    timer.schedule(deadline: .now() + line.threshold, repeating: 0.5)
+    timer.setEventHandler { line.tick() }
+    timer.resume()
+    defer {
+        timer.cancel()
+        line.finish()
+    }
+    return try work()
+}
+
+/// The line `withElapsedProgress` keeps on standard error; the lock keeps a late tick from
+/// writing after the final line.
+final class ElapsedLine: Sendable {
+    let what: String
+    let threshold = ProcessInfo.processInfo.environment["FLOE_PROGRESS_AFTER"].flatMap(Double.init) ?? 1
+    private let start = ContinuousClock.now
+    private let state = Mutex((shown: false, finished: false))
+
+    init(_ what: String) { self.what = what }
+
+    private var seconds: Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    func tick() {
+        state.withLock { state in
+            guard !state.finished else { return }
+            state.shown = true
+            FileHandle.standardError.write(Data("\r\(what): \(Int(seconds)) s".utf8))
+        }
+    }
+
+    func finish() {
+        state.withLock { state in
+            let elapsed = seconds
+            if state.shown || elapsed >= threshold {
+                FileHandle.standardError.write(Data("\r\(what): done in \(String(format: "%.1f", elapsed)) s\n".utf8))
+            }
+            state.finished = true
+        }
+    }
+}
+

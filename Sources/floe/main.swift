@@ -23,7 +23,7 @@ do {
     case "schema":
         try Stats.schema(path: operands[0])
     case "stats":
-        try Stats.stats(path: operands[0])
+        try withElapsedProgress("reading \(operands[0])") { try Stats.stats(path: operands[0]) }
     case "inspect":
         try Inspect.run(path: operands[0])
     case "dump":
@@ -38,7 +38,7 @@ do {
                       descending: parsed.has("descending"), limit: limit)
     case "verify":
         let store = try Store.open(path: operands[0], options: StoreOptions(readOnly: true))
-        let report = try store.verify()
+        let report = try withElapsedProgress("verifying \(operands[0])") { try store.verify() }
         let ignored = store.recoveredTailBytes
         store.close()
         print(report)
@@ -50,7 +50,7 @@ do {
     case "compact":
         let store = try Store.open(path: operands[0])
         let before = store.fileSize
-        try store.compact()
+        try withElapsedProgress("compacting \(operands[0])") { try store.compact() }
         print("compacted \(operands[0]): \(before) → \(store.fileSize) bytes")
         store.close()
     case "copy":
@@ -59,13 +59,13 @@ do {
             exit(1)
         }
         let store = try Store.open(path: operands[0], options: StoreOptions(readOnly: true))
-        try store.writeCopy(to: operands[1])
+        try withElapsedProgress("copying \(operands[0])") { try store.writeCopy(to: operands[1]) }
         print("copied version \(store.currentVersion) of \(operands[0]) into \(operands[1])")
         store.close()
     case "import":
         try Import.run(path: operands[0], className: operands[1], dataPath: operands[2])
     case "recover":
-        let outcome = try Store.recover(path: operands[0], to: operands[1])
+        let outcome = try withElapsedProgress("recovering \(operands[0])") { try Store.recover(path: operands[0], to: operands[1]) }
         print("\(outcome) into \(operands[1])")
         for reason in outcome.skipped { print("  skipped \(reason)") }
     case "watch":

@@ -306,4 +306,26 @@ import Testing
         let quiet = try Self.floe(["dump", "kennel.floe", "Pet", "--jsonl"], in: directory.path)
         #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
+
+    /// Operations without a count to show (verify, stats, copy, compact, recover) show the time
+    /// spent on standard error past the threshold, and how long they took; below it, nothing.
+    @Test func operationsWithoutACountShowTheTimeSpent() throws {
+        let directory = TemporaryDirectory()
+        try Self.makeKennel(at: directory.file("kennel.floe"))
+        let now = ["FLOE_PROGRESS_AFTER": "0"]
+        let runs: [(arguments: [String], line: String)] = [
+            (["verify", "kennel.floe"], "verifying kennel.floe: done in "),
+            (["stats", "kennel.floe"], "reading kennel.floe: done in "),
+            (["copy", "kennel.floe", "copy.floe"], "copying kennel.floe: done in "),
+            (["compact", "kennel.floe"], "compacting kennel.floe: done in "),
+            (["recover", "kennel.floe", "saved.floe"], "recovering kennel.floe: done in "),
+        ]
+        for run in runs {
+            let result = try Self.floe(run.arguments, in: directory.path, environment: now)
+            #expect(result.status == 0, "\(run.arguments): \(result.stderr)")
+            #expect(result.stderr.contains(run.line) && !result.stdout.contains(run.line), "\(run.arguments): \(result.stderr)")
+        }
+        let quiet = try Self.floe(["verify", "kennel.floe"], in: directory.path)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
 }

@@ -86,7 +86,10 @@ public enum FeedValue: Sendable, Hashable {
 /// for try await transaction in feed { print(transaction.version, transaction.objects.count) }
 /// ```
 public struct ChangeFeed: AsyncSequence, Sendable {
+    /// One committed transaction, in commit order: its version and the objects it changed, by key.
     public typealias Element = ChangeFeedTransaction
+    /// Reading the feed back from the file throws a ``FloeError``: a damaged commit, or a
+    /// version the file no longer holds.
     public typealias Failure = FloeError
 
     let store: Store

@@ -60,6 +60,8 @@ public enum PrimaryKeyValue: Sendable, Hashable, CustomStringConvertible {
     /// The object's key in its table, for classes without a primary key.
     case objectKey(Int64)
 
+    /// The key as it reads in Swift: `42`, `"rex"`, an `ObjectId`'s or `UUID`'s text, `nil`,
+    /// or `#7` for the object key of an object without a primary key.
     public var description: String {
         switch self {
         case .int(let value): "\(value)"

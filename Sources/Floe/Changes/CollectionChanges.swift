@@ -12,7 +12,9 @@
 /// }
 /// ```
 public struct CollectionChanges<C: Sendable>: AsyncSequence, ChangeStream {
+    /// `.initial` with the collection as it is, then an `.update` per commit that changes it.
     public typealias Element = RealmCollectionChange<C>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     /// The same stream with the deleted objects' keys.
@@ -36,7 +38,9 @@ public struct CollectionChanges<C: Sendable>: AsyncSequence, ChangeStream {
 /// }
 /// ```
 public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStream {
+    /// Each change of the collection with the identity of every object it removed.
     public typealias Element = CollectionChangeWithKeys<C>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let nextElement: @Sendable () async -> CollectionChangeWithKeys<C>?

@@ -1,5 +1,6 @@
 /// A frozen collection whose changes are reported by key (maps).
 public protocol FrozenKeyedCollection: Sendable {
+    /// The type of the keys the changes are reported by.
     associatedtype Key
 }
 
@@ -33,7 +34,9 @@ extension RealmMapChange: Sendable where C.Key: Sendable {}
 /// for await change in stream { print(change) }
 /// ```
 public struct MapChanges<Key: Hashable & Comparable & Sendable, Value: _Persistable>: AsyncSequence, ChangeStream {
+    /// The map as it is, then per commit the keys removed, added and modified.
     public typealias Element = RealmMapChange<FrozenMap<Key, Value>>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let channel: ChangeChannel<MapDiffer<Key, Value>>

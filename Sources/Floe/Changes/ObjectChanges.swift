@@ -48,7 +48,9 @@ public struct PropertyChange: Sendable {
 /// }
 /// ```
 public struct ObjectChanges<T: ObjectBase>: AsyncSequence, ChangeStream {
+    /// A `.change` per commit that writes one of the object's properties, then `.deleted`.
     public typealias Element = ObjectChange<Frozen<T>>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let channel: ChangeChannel<ObjectDiffer<T>>

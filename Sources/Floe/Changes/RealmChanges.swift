@@ -20,7 +20,9 @@ public struct RealmChange: Sendable {
 /// Task { for await change in stream { print("now at", change.version) } }
 /// ```
 public struct RealmChanges: AsyncSequence, ChangeStream {
+    /// One commit of the realm: its version and the classes it changed.
     public typealias Element = RealmChange
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let channel: ChangeChannel<RealmDiffer>

@@ -30,7 +30,9 @@ public enum SectionedResultsChange<Collection: Sendable>: Sendable {
 /// for await change in stream { print(change) }
 /// ```
 public struct SectionedResultsChanges<SectionKey: _Persistable & Hashable & Sendable, Root: Object>: AsyncSequence, ChangeStream {
+    /// The sections as they are, then per commit the sections and rows that changed.
     public typealias Element = SectionedResultsChange<FrozenSectionedResults<SectionKey, Root>>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let nextElement: @Sendable () async -> Element?

@@ -14,17 +14,29 @@ import Foundation
 /// if case .object(let companion) = dog.companion { print(companion) }
 /// ```
 public enum AnyRealmValue {
+    /// No value (nil).
     case none
+    /// An integer.
     case int(Int)
+    /// A Boolean.
     case bool(Bool)
+    /// A `Float`.
     case float(Float)
+    /// A `Double`.
     case double(Double)
+    /// A string.
     case string(String)
+    /// Bytes.
     case data(Data)
+    /// A date.
     case date(Date)
+    /// An ``ObjectId``.
     case objectId(ObjectId)
+    /// A ``Decimal128``.
     case decimal128(Decimal128)
+    /// A `UUID`.
     case uuid(UUID)
+    /// A link to an object of any class.
     case object(Object)
     /// A list of mixed values (lists and dictionaries nest up to 100 levels).
     case list(List<AnyRealmValue>)
@@ -162,6 +174,7 @@ extension AnyRealmValue: Hashable {
         }
     }
 
+    /// Hashes what `==` compares: the value, or the object for `.object`.
     public func hash(into hasher: inout Hasher) {
         if case .object(let object) = self { hasher.combine(object) } else { hasher.combine(_floeEncoded.value) }
     }

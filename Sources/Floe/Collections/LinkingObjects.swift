@@ -19,9 +19,12 @@ public final class LinkingObjects<Element: ObjectBase>: RandomAccessCollection {
         self.originProperty = originProperty
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { keys().count }
 
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element {
         let keys = keys()
         precondition(position >= 0 && position < keys.count,

@@ -72,7 +72,9 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         }
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { count }
 
     /// The number of elements now.
@@ -82,6 +84,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         return ManagedCollection.count(parent, column)
     }
 
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element {
         get {
             if nested != nil {
@@ -238,5 +241,6 @@ extension List: _Persistable {
 }
 
 extension List: CustomStringConvertible {
+    /// The elements, one a line, as Realm prints a collection.
     public var description: String { describe(indent: 0) }
 }

@@ -153,6 +153,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
     /// The values, in key order, as a collection generic code over `RealmCollection` accepts.
     public var values: MapValues<Value> { MapValues(elements: entries().map { $0.value }, isFrozen: isFrozen, owner: parent, column: column) }
 
+    /// The entries in key order, as `(key:value:)` pairs.
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> {
         entries().makeIterator()
     }
@@ -195,5 +196,6 @@ extension Map: _Persistable {
 }
 
 extension Map: CustomStringConvertible {
+    /// The elements, one a line, as Realm prints a collection.
     public var description: String { describe(indent: 0) }
 }

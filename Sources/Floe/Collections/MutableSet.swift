@@ -29,7 +29,9 @@ public final class MutableSet<Element: _Persistable>: RandomAccessCollection {
         self.column = column
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { count }
 
     /// The number of elements now.
@@ -38,6 +40,7 @@ public final class MutableSet<Element: _Persistable>: RandomAccessCollection {
         return ManagedCollection.count(parent, column)
     }
 
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element {
         guard let parent else { return unmanagedElements[position] }
         return Element._floeDecode(ManagedCollection.element(parent, column, at: position, kind: "MutableSet"))
@@ -140,5 +143,6 @@ extension MutableSet: _Persistable {
 }
 
 extension MutableSet: CustomStringConvertible {
+    /// The elements, one a line, as Realm prints a collection.
     public var description: String { describe(indent: 0) }
 }

@@ -19,14 +19,17 @@ public protocol RealmCollection: RandomAccessCollection where Index == Int, Elem
 public protocol _ObjcBridgeable {}
 
 extension List: RealmCollection, _ObjcBridgeable {
+    /// The type of the collection's elements (Realm's name for `Element`).
     public typealias ElementType = Element
 }
 
 extension MutableSet: RealmCollection, _ObjcBridgeable {
+    /// The type of the collection's elements (Realm's name for `Element`).
     public typealias ElementType = Element
 }
 
 extension LinkingObjects: RealmCollection, _ObjcBridgeable {
+    /// The type of the collection's elements (Realm's name for `Element`).
     public typealias ElementType = Element
 }
 
@@ -42,6 +45,7 @@ extension LinkingObjects: RealmCollection, _ObjcBridgeable {
 /// }
 /// ```
 public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
+    /// The type of the collection's elements (Realm's name for `Element`).
     public typealias ElementType = Element
 
     private let countOfElements: () -> Int
@@ -58,8 +62,11 @@ public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
         frozen = { base.isFrozen }
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { countOfElements() }
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element { elementAt(position) }
     /// Whether the wrapped collection is frozen.
     public var isFrozen: Bool { frozen() }
@@ -72,6 +79,7 @@ public struct AnyRealmCollection<Element>: RealmCollection, _ObjcBridgeable {
 /// print(AnyRealmCollection(parks).count)
 /// ```
 public struct MapValues<Element>: RealmCollection, _ObjcBridgeable {
+    /// The type of the collection's elements (Realm's name for `Element`).
     public typealias ElementType = Element
     let elements: [Element]
     /// Whether the map was frozen.
@@ -80,7 +88,10 @@ public struct MapValues<Element>: RealmCollection, _ObjcBridgeable {
     var owner: ObjectBinding? = nil
     var column = -1
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { elements.count }
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element { elements[position] }
 }

@@ -90,6 +90,8 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// than the newest commit: names the versions it does hold.
     case versionUnavailable(path: String, version: UInt64, oldest: UInt64, newest: UInt64)
 
+    /// The message: what was refused or found, naming the file, class, property and value
+    /// as they apply.
     public var description: String {
         switch self {
         case .notAFloeFile(let path):

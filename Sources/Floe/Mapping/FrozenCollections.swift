@@ -11,11 +11,14 @@ public struct FrozenList<Element: _Persistable>: RandomAccessCollection, Sendabl
     let key: Int64
     let column: Int
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int {
         ManagedCollection.count(ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column)
     }
 
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element {
         let parent = ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key)
         return Element._floeDecode(ManagedCollection.element(parent, column, at: position, kind: "FrozenList"))
@@ -32,8 +35,11 @@ public struct FrozenList<Element: _Persistable>: RandomAccessCollection, Sendabl
 public struct FrozenSet<Element: _Persistable>: RandomAccessCollection, Sendable {
     let elements: FrozenList<Element>
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { elements.endIndex }
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element { elements[position] }
 
     /// Whether the set held `element` at this version.
@@ -65,6 +71,7 @@ public struct FrozenMap<Key: Hashable & Comparable, Value: _Persistable>: Sequen
     public var keys: [Key] { live.keys }
     /// The values, in key order.
     public var values: MapValues<Value> { live.values }
+    /// The entries in key order, as `(key:value:)` pairs.
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { live.makeIterator() }
 
     /// Always true.

@@ -41,6 +41,8 @@ extension ObjectBase: Hashable {
         lhs.isSameObject(as: rhs)
     }
 
+    /// Hashes what `==` compares: the class and stored key of a managed object, the
+    /// instance of an unmanaged one.
     public func hash(into hasher: inout Hasher) {
         if let binding = _floeBinding {
             hasher.combine(binding.tableBinding.schema.className)

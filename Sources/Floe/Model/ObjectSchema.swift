@@ -22,6 +22,7 @@ public struct ObjectSchema: Sendable, CustomStringConvertible {
         info.property(named: propertyName).map(Property.init)
     }
 
+    /// The class name and each property's description, as Realm prints a schema.
     public var description: String {
         "\(className) {\n" + properties.map { "\t\($0)" }.joined(separator: "\n") + "\n}"
     }
@@ -54,6 +55,7 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
         objectClassName = info.type.objectType?.className()
     }
 
+    /// The property's name, type, and whether it is indexed, the primary key and optional.
     public var description: String {
         "\(name) {\n\t\ttype = \(type);\n\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
     }

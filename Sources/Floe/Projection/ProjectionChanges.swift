@@ -10,7 +10,9 @@
 /// }
 /// ```
 public struct ProjectionChanges<P: ProjectionObservable>: AsyncSequence, ChangeStream {
+    /// A `.change` per commit that writes one of the projected properties, then `.deleted`.
     public typealias Element = ObjectChange<FrozenProjection<P>>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let base: ObjectChanges<P.Root>

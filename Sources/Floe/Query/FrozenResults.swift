@@ -35,7 +35,9 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
         keys = []
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { count }
 
     /// The number of objects at this version.
@@ -50,6 +52,7 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
         }
     }
 
+    /// The frozen object at `position` (from 0 to `count - 1`), readable from any task.
     public subscript(position: Int) -> Frozen<Element> {
         if let keys, let binding {
             precondition(keys.indices.contains(position), "Index \(position) is out of bounds for FrozenResults<\(Element.className())> of \(keys.count) objects.")

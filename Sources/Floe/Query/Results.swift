@@ -21,7 +21,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         self.query = query
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { count }
 
     /// The number of objects now.
@@ -31,6 +33,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         return check(placeholder: 0) { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
     }
 
+    /// The element at `position`, from 0 to `count - 1`.
     public subscript(position: Int) -> Element {
         if query != nil, let binding = tableBinding() {
             let keys = queriedKeys(binding)
@@ -84,6 +87,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
             self.rows = rows
         }
 
+        /// The next object of the results, or nil after the last.
         public mutating func next() -> Element? {
             if let keys, let binding {
                 guard keyIndex < keys.count else {
@@ -173,5 +177,6 @@ final class KeyCache {
 }
 
 extension Results: RealmCollection, _ObjcBridgeable {
+    /// The type of the collection's elements (Realm's name for `Element`).
     public typealias ElementType = Element
 }

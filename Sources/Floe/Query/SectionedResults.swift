@@ -23,7 +23,9 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
         self.keyOrder = keyOrder
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of sections: the position one past the last section.
     public var endIndex: Int { sections.count }
 
     /// The section at `position`.
@@ -90,7 +92,9 @@ public struct ResultsSection<Key: _Persistable & Hashable, Element: Object>: Ran
     let core: ObjectContext
     let binding: TableBinding?
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { keys.count }
 
     /// The object at `position` in the section.
@@ -124,7 +128,9 @@ public struct FrozenSectionedResults<Key: _Persistable & Hashable & Sendable, El
         })
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of sections: the position one past the last section.
     public var endIndex: Int { sections.count }
     /// The section at `position`.
     public subscript(position: Int) -> FrozenResultsSection<Key, Element> { sections[position] }
@@ -147,7 +153,9 @@ public struct FrozenResultsSection<Key: _Persistable & Hashable & Sendable, Elem
     let keys: [Int64]
     let results: FrozenResults<Element>
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// The number of elements: the position one past the last element.
     public var endIndex: Int { keys.count }
     /// The object at `position` in the section.
     public subscript(position: Int) -> Frozen<Element> {

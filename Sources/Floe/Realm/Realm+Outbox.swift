@@ -47,10 +47,12 @@ extension Realm {
 
 /// The asymmetric objects of one class waiting to leave the device; see ``Realm/outbox(_:batchSize:)``.
 public struct Outbox<T: AsymmetricObject>: AsyncSequence, Sendable {
+    /// A batch of waiting objects, oldest first.
     public typealias Element = OutboxBatch<T>
     let realm: Realm
     let batchSize: Int
 
+    /// An iterator that hands out the waiting objects in batches, waiting for commits when none are left.
     public func makeAsyncIterator() -> AsyncIterator {
         // Listening starts before the first read, so no commit between a read and the wait is missed.
         AsyncIterator(realm: realm, batchSize: batchSize, commits: realm.store.versions().makeAsyncIterator())
@@ -63,6 +65,7 @@ public struct Outbox<T: AsymmetricObject>: AsyncSequence, Sendable {
         var commits: AsyncStream<UInt64>.Iterator
         var lastKey = Int64.min
 
+        /// The next batch, waiting for objects to be added when there are none.
         public mutating func next() async throws -> OutboxBatch<T>? {
             while !Task.isCancelled {
                 if let batch = try await realm.outboxBatch(T.self, after: lastKey, limit: batchSize) {

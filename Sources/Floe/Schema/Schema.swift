@@ -17,6 +17,7 @@ public struct Schema: Sendable, CustomStringConvertible {
         objectSchema.first { $0.className == className }
     }
 
+    /// The names of the classes in the schema.
     public var description: String {
         "Schema {\n" + objectSchema.map { "\t\($0.className)" }.joined(separator: "\n") + "\n}"
     }

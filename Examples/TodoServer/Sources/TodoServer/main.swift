@@ -103,21 +103,35 @@ router.delete("/todos/:id") { _, context -> HTTPResponse.Status in
     return .noContent
 }
 
-router.ws("/live") { _, outbound, _ in
+router.ws("/live") { inbound, outbound, _ in
     // The stream's first element is the list as it is now; each later one follows a commit,
     // whoever made it (this page, another browser, curl).
     let changes = try await realm.read { realm in
         try realm.objects(TodoItem.self).sorted(byKeyPath: "id").changes
     }
-    let encoder = JSONEncoder()
-    for await change in changes {
-        let items: [TodoJSON]
-        switch change {
-        case .initial(let todos), .update(let todos, _, _, _):
-            items = todos.map { TodoJSON(id: $0.id, text: $0.text, done: $0.done) }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            let encoder = JSONEncoder()
+            for await change in changes {
+                let items: [TodoJSON]
+                switch change {
+                case .initial(let todos), .update(let todos, _, _, _):
+                    items = todos.map { TodoJSON(id: $0.id, text: $0.text, done: $0.done) }
+                }
+                let json = try encoder.encode(ListMessage(todos: items))
+                try await outbound.write(.text(String(decoding: json, as: UTF8.self)))
+            }
         }
-        let json = try encoder.encode(ListMessage(todos: items))
-        try await outbound.write(.text(String(decoding: json, as: UTF8.self)))
+        group.addTask {
+            // The page sends nothing, but reading is how a closed page is noticed at once
+            // (not at the next commit), and how the close handshake of a graceful shutdown
+            // (SIGTERM) ends: the inbound messages end when the client closes or answers a close.
+            for try await _ in inbound {}
+        }
+        // Whichever ends first (the client went away, or a write failed) stops the other:
+        // cancelling the change stream's iteration ends it and releases its observer.
+        try await group.next()
+        group.cancelAll()
     }
 }
 
