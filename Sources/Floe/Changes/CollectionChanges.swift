@@ -75,10 +75,17 @@ protocol CollectionSource: Sendable {
     /// Whether the collection is every object of its class in key order (then a commit's
     /// insertions and deletions alone give the next state).
     var holdsEveryObjectInKeyOrder: Bool { get }
+    /// A query over every object of the class whose answer depends on each object's own row
+    /// alone: then a commit's touched objects alone move the answer on (see ``IncrementalResults``).
+    var incrementalQuery: ResultsQuery? { get }
+    /// The collection as `freeze()` gives it, at `snapshot`, whose object keys are known to be `keys`.
+    func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection
 }
 
 extension CollectionSource {
     var holdsEveryObjectInKeyOrder: Bool { false }
+    var incrementalQuery: ResultsQuery? { nil }
+    func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection { try frozen(at: snapshot) }
 }
 
 /// Turns commits into one collection's changes.
@@ -87,6 +94,8 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     let store: Store
     let filter: KeyPathFilter?
     var previous: CollectionState?
+    /// For a query whose answer each object's own row decides: the answer, moved on commit by commit.
+    var incremental: IncrementalResults? = nil
 
     var observedTables: Set<String>? {
         guard let tables = source.observedTables else { return nil }
@@ -94,12 +103,20 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func initial(at base: Snapshot) throws(FloeError) -> CollectionChangeWithKeys<Source.FrozenCollection>? {
+        if let incremental, try incremental.reset(at: base) {
+            previous = .keys(incremental.keys)
+            return CollectionChangeWithKeys(change: .initial(try source.frozen(at: store.pinned(base), keys: incremental.keys)), deletedKeys: [])
+        }
         guard let state = try source.state(at: base) else { return nil }
         previous = state
         return CollectionChangeWithKeys(change: .initial(try source.frozen(at: store.pinned(base))), deletedKeys: [])
     }
 
     mutating func rebase(to base: Snapshot) throws(FloeError) {
+        if let incremental, try incremental.reset(at: base) {
+            previous = .keys(incremental.keys)
+            return
+        }
         previous = try source.state(at: base)
     }
 
@@ -107,6 +124,13 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         if source.holdsEveryObjectInKeyOrder, filter == nil, let changes, case .keys(let keys)? = previous, let type = source.elementType,
            changes.tables[type.className()]?.structureChanged != true {
             return try keyOrderedDiff(keys, type: type, from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges())
+        }
+        if let incremental {
+            if let changes, let type = source.elementType, changes.tables[type.className()]?.structureChanged != true {
+                if !incremental.isReady { try incremental.reset(at: old) }
+                if incremental.isReady { return try incrementalDiff(incremental, type: type, from: old, to: new, changes: changes) }
+            }
+            incremental.invalidate()
         }
         guard let next = try source.state(at: new) else { return (nil, true) }
         var before = previous
@@ -170,6 +194,25 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
     }
 
+    /// The diff of a query's answer that each object's own row decides, from what the commits
+    /// touched alone (see ``IncrementalResults``).
+    private mutating func incrementalDiff(_ incremental: IncrementalResults, type: ObjectBase.Type, from old: Snapshot, to new: Snapshot,
+                                          changes: ChangeSet) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        let oldKeys = incremental.keys
+        let modified = try modifiedKeys(old: old, new: new, changes: changes)
+        let diff = try incremental.advance(from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges(), modified: modified)
+        previous = nil   // the incremental answer is the state
+        guard !diff.isEmpty else { return (nil, false) }
+        var deletedKeys: [PrimaryKeyValue] = []
+        if let oldBinding = try FrozenSource.binding(for: type, in: old) {
+            for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
+        }
+        let frozen = try source.frozen(at: store.pinned(new), keys: incremental.keys)
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
+                                                                            modifications: diff.modifications)
+        return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
     private static func position(of key: Int64, in keys: [Int64]) -> Int? {
         var low = 0, high = keys.count
         while low < high {
@@ -220,7 +263,8 @@ extension ChangeChannel {
             }
             filter = try KeyPathFilter(schema: SchemaDiscovery.schema(for: type), keyPaths: keyPaths)
         }
-        let differ = CollectionDiffer(source: source, store: store, filter: filter, previous: nil)
+        var differ = CollectionDiffer(source: source, store: store, filter: filter, previous: nil)
+        if let query = source.incrementalQuery, let type = source.elementType, filter?.watchesOwnRowsOnly ?? true { differ.incremental = IncrementalResults(type: type, query: query) }
         return try ChangeChannel<CollectionDiffer<Source>>.open(store: store, observedTables: differ.observedTables) { _ in differ }
     }
 }
