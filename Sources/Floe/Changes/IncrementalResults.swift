@@ -22,9 +22,20 @@ final class IncrementalResults: @unchecked Sendable {
     let query: ResultsQuery
     /// The answer at the version last seen (valid when `plan` is set).
     private(set) var keys: [Int64] = []
-    /// The sort values of `keys`, one array per sort column.
-    private var columns: [[Value]] = []
+    /// The sort values of `keys`, one array per sort column: as machine numbers (null as NaN)
+    /// while every value of the column is a number that converts exactly, so that comparing and
+    /// copying them costs no reference counting; otherwise as values (the other array is empty).
+    private var numbers: [[Double]] = []
+    private var values: [[Value]] = []
+    private var numeric: [Bool] = []
+    private var ascending: [Bool] = []
     private var plan: IncrementalQueryPlan?
+
+    /// Sort values to place an object by, in both forms.
+    private struct Probe {
+        var values: [Value]
+        var numbers: [Double]
+    }
 
     init(type: ObjectBase.Type, query: ResultsQuery) {
         self.type = type
@@ -45,9 +56,10 @@ final class IncrementalResults: @unchecked Sendable {
         }
         guard let made = try query.incrementalPlan(binding: binding, bindings: bindings) else { return false }
         let matching = try QueryPlanner.matchingKeys(made.predicate, base: .table, binding: binding, reader: snapshot, bindings: bindings)
+        ascending = made.ascending
         guard !made.sortColumns.isEmpty else {
             keys = matching
-            columns = []
+            (self.numbers, self.values, numeric) = ([], [], [])
             plan = made
             return true
         }
@@ -63,16 +75,56 @@ final class IncrementalResults: @unchecked Sendable {
             return matching[a] < matching[b]
         }
         keys = order.map { matching[$0] }
-        columns = values.map { column in order.map { column[$0] } }
+        (self.numbers, self.values, numeric) = ([], [], [])
+        for column in values {
+            let ordered = order.map { column[$0] }
+            var converted: [Double] = []
+            converted.reserveCapacity(ordered.count)
+            for value in ordered {
+                guard let number = Self.number(value) else { break }
+                converted.append(number)
+            }
+            let exact = converted.count == ordered.count
+            self.numbers.append(exact ? converted : [])
+            self.values.append(exact ? [] : ordered)
+            numeric.append(exact)
+        }
         plan = made
         return true
+    }
+
+    /// A sort value as a machine number ordering as the sort does (null as NaN, first), or nil.
+    private static func number(_ value: Value) -> Double? {
+        switch value {
+        case .null: return .nan
+        case .double(let double) where !double.isNaN: return double
+        case .float(let float) where !float.isNaN: return Double(float)
+        case .int(let int) where int.magnitude < 1 << 53: return Double(int)
+        default: return nil
+        }
+    }
+
+    /// The probe for `values`; a numeric column meeting a value it cannot hold as a number
+    /// turns into values first (once).
+    private func probe(_ values: [Value]) -> Probe {
+        var numbers = [Double](repeating: 0, count: values.count)
+        for index in values.indices where numeric[index] {
+            if let number = Self.number(values[index]) {
+                numbers[index] = number
+            } else {
+                self.values[index] = self.numbers[index].map { $0.isNaN ? .null : .double($0) }
+                self.numbers[index] = []
+                numeric[index] = false
+            }
+        }
+        return Probe(values: values, numbers: numbers)
     }
 
     /// Forgets the answer (a skipped write or an unknown commit: the next look evaluates again).
     func invalidate() {
         plan = nil
         keys = []
-        columns = []
+        (numbers, values, numeric) = ([], [], [])
     }
 
     /// The diff from the answer at `old` to the one at `new`, which `changes` (this class's
@@ -98,8 +150,7 @@ final class IncrementalResults: @unchecked Sendable {
         var oldPositions: [Int64: Int] = [:]
         var removed: [Int] = []
         for key in leaving {
-            let values = sorted ? try plan.sortValues(of: key, table: oldBinding.table, reader: old) : []
-            let position = lowerBound(values, key)
+            let position = lowerBound(probe(sorted ? try plan.sortValues(of: key, table: oldBinding.table, reader: old) : []), key)
             if position < keys.count && keys[position] == key {
                 oldPositions[key] = position
                 removed.append(position)
@@ -110,14 +161,14 @@ final class IncrementalResults: @unchecked Sendable {
         // Objects that may come or stay: those that match at the new version, placed by their new values.
         entering.sort()
         let matching = try plan.matching(entering, binding: newBinding, reader: new) { (type) throws(FloeError) in try FrozenSource.binding(for: type, in: new) }
-        var entries: [(key: Int64, values: [Value], bound: Int)] = []
+        var entries: [Entry] = []
         entries.reserveCapacity(matching.count)
         for key in matching {
-            let values = sorted ? try plan.sortValues(of: key, table: newBinding.table, reader: new) : []
-            entries.append((key, values, lowerBound(values, key)))
+            let probe = probe(sorted ? try plan.sortValues(of: key, table: newBinding.table, reader: new) : [])
+            entries.append(Entry(key: key, probe: probe, bound: lowerBound(probe, key)))
         }
         entries.sort { a, b in
-            a.bound != b.bound ? a.bound < b.bound : plan.order(a.values, a.key, b.values, b.key) < 0
+            a.bound != b.bound ? a.bound < b.bound : plan.order(a.probe.values, a.key, b.probe.values, b.key) < 0
         }
         var added: [Int] = []   // new positions, ascending
         added.reserveCapacity(entries.count)
@@ -148,8 +199,7 @@ final class IncrementalResults: @unchecked Sendable {
         diff.insertions = added.filter { !stayingNew.contains($0) }
         for key in written where modified(key) {
             // Its sort values did not change: the old ones are the new ones.
-            let values = sorted ? try plan.sortValues(of: key, table: newBinding.table, reader: new) : []
-            let position = lowerBound(values, key)
+            let position = lowerBound(probe(sorted ? try plan.sortValues(of: key, table: newBinding.table, reader: new) : []), key)
             if position < keys.count && keys[position] == key { diff.modifications.append(position) }
         }
         diff.modifications.sort()
@@ -158,7 +208,9 @@ final class IncrementalResults: @unchecked Sendable {
             // Nothing came, went or moved: the objects that stayed only take their new values.
             for entry in entries {
                 guard let position = oldPositions[entry.key] else { continue }
-                for column in columns.indices { columns[column][position] = entry.values[column] }
+                for column in numeric.indices {
+                    if numeric[column] { numbers[column][position] = entry.probe.numbers[column] } else { values[column][position] = entry.probe.values[column] }
+                }
             }
         } else {
             rebuild(removing: removed, inserting: entries)
@@ -166,14 +218,25 @@ final class IncrementalResults: @unchecked Sendable {
         return diff
     }
 
+    /// An object that enters the answer (or stays in it, written): where it goes in the
+    /// previous answer (`bound`: the first position whose object comes after it).
+    private struct Entry {
+        let key: Int64
+        let probe: Probe
+        let bound: Int
+    }
+
     /// The answer without the objects at `removed` (ascending) and with `entries` (in order)
     /// at their places: one pass, copying the runs between them whole.
-    private func rebuild(removing removed: [Int], inserting entries: [(key: Int64, values: [Value], bound: Int)]) {
+    private func rebuild(removing removed: [Int], inserting entries: [Entry]) {
         let count = keys.count - removed.count + entries.count
         var newKeys: [Int64] = []
         newKeys.reserveCapacity(count)
-        var newColumns: [[Value]] = columns.map { _ in [] }
-        for index in newColumns.indices { newColumns[index].reserveCapacity(count) }
+        var newNumbers: [[Double]] = numeric.map { _ in [] }
+        var newValues: [[Value]] = numeric.map { _ in [] }
+        for index in numeric.indices {
+            if numeric[index] { newNumbers[index].reserveCapacity(count) } else { newValues[index].reserveCapacity(count) }
+        }
         var cursor = 0
         var next = 0   // into removed
         func copy(upTo end: Int) {
@@ -182,7 +245,9 @@ final class IncrementalResults: @unchecked Sendable {
                 let stop = next < removed.count ? min(removed[next], end) : end
                 if stop > cursor {
                     newKeys.append(contentsOf: keys[cursor..<stop])
-                    for index in columns.indices { newColumns[index].append(contentsOf: columns[index][cursor..<stop]) }
+                    for index in numeric.indices {
+                        if numeric[index] { newNumbers[index].append(contentsOf: numbers[index][cursor..<stop]) } else { newValues[index].append(contentsOf: values[index][cursor..<stop]) }
+                    }
                     cursor = stop
                 }
                 if next < removed.count && removed[next] == cursor && cursor < end { cursor += 1 }
@@ -191,32 +256,54 @@ final class IncrementalResults: @unchecked Sendable {
         for entry in entries {
             copy(upTo: entry.bound)
             newKeys.append(entry.key)
-            for index in newColumns.indices { newColumns[index].append(entry.values[index]) }
+            for index in numeric.indices {
+                if numeric[index] { newNumbers[index].append(entry.probe.numbers[index]) } else { newValues[index].append(entry.probe.values[index]) }
+            }
         }
         copy(upTo: keys.count)
         keys = newKeys
-        columns = newColumns
+        numbers = newNumbers
+        values = newValues
     }
 
-    /// The first position in the answer whose object comes at or after (`values`, `key`).
-    private func lowerBound(_ values: [Value], _ key: Int64) -> Int {
+    /// The first position in the answer whose object comes at or after (`probe`, `key`).
+    private func lowerBound(_ probe: Probe, _ key: Int64) -> Int {
+        let keys = self.keys
         var low = 0, high = keys.count
+        if numeric.count == 1 && numeric[0] {
+            // One numeric sort column, the common case: compared as machine numbers.
+            let column = numbers[0], target = probe.numbers[0], up = ascending[0]
+            while low < high {
+                let middle = (low + high) / 2
+                var comparison = Self.order(column[middle], target)
+                if !up { comparison = -comparison }
+                if comparison == 0 { comparison = keys[middle] == key ? 0 : (keys[middle] < key ? -1 : 1) }
+                if comparison < 0 { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        let numbers = self.numbers, values = self.values, numeric = self.numeric, ascending = self.ascending
         while low < high {
             let middle = (low + high) / 2
-            if compare(at: middle, values, key) < 0 { low = middle + 1 } else { high = middle }
+            var comparison = 0
+            for index in numeric.indices {
+                comparison = numeric[index] ? Self.order(numbers[index][middle], probe.numbers[index])
+                    : QueryEvaluator.sortOrder(values[index][middle], probe.values[index])
+                if comparison != 0 {
+                    if !ascending[index] { comparison = -comparison }
+                    break
+                }
+            }
+            if comparison == 0 { comparison = keys[middle] == key ? 0 : (keys[middle] < key ? -1 : 1) }
+            if comparison < 0 { low = middle + 1 } else { high = middle }
         }
         return low
     }
 
-    private func compare(at position: Int, _ values: [Value], _ key: Int64) -> Int {
-        if let plan {
-            for index in columns.indices {
-                let comparison = QueryEvaluator.sortOrder(columns[index][position], values[index])
-                if comparison != 0 { return plan.ascending[index] ? comparison : -comparison }
-            }
-        }
-        let other = keys[position]
-        return other == key ? 0 : (other < key ? -1 : 1)
+    /// The sort's order of two numbers (NaN standing for null, which comes first).
+    private static func order(_ a: Double, _ b: Double) -> Int {
+        if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? 0 : (a.isNaN ? -1 : 1) }
+        return a == b ? 0 : (a < b ? -1 : 1)
     }
 
     /// How many of `positions` (ascending) are below `bound`.
