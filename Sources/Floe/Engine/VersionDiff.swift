@@ -125,15 +125,18 @@
         var index = 0
         var position = 0
         var storages: [ColumnStorage]?
+        /// The current leaf's keys, read once per leaf (not through the node at every step).
+        var keys: [Int64]
 
         init(leaves: [ClusterNode], spec: TableSpec?) {
             self.leaves = leaves
             self.spec = spec
+            keys = leaves.first?.keys ?? []
             skipEmpty()
         }
 
         var leaf: ClusterNode { leaves[index] }
-        var key: Int64? { index < leaves.count ? leaves[index].keys[position] : nil }
+        var key: Int64? { position < keys.count ? keys[position] : nil }
 
         mutating func row() throws(FloeError) -> LeafRow {
             if storages == nil {
@@ -155,10 +158,11 @@
         }
 
         private mutating func skipEmpty() {
-            while index < leaves.count && position >= leaves[index].keys.count {
+            while index < leaves.count && position >= keys.count {
                 index += 1
                 position = 0
                 storages = nil
+                keys = index < leaves.count ? leaves[index].keys : []
             }
         }
     }
@@ -168,7 +172,7 @@
         if same(oldLeaf.columns[oldColumn], newLeaf.columns[newColumn]) && old.row == new.row { return false }
         let oldStorage = old.storages[oldColumn], newStorage = new.storages[newColumn]
         guard oldStorage.layout == .collections || newStorage.layout == .collections else {
-            return oldStorage.value(at: old.row) != newStorage.value(at: new.row)
+            return !oldStorage.holdsSameValue(at: old.row, as: newStorage, at: new.row)
         }
         guard oldStorage.layout == newStorage.layout else { return true }
         let before = oldStorage.collections[old.row], after = newStorage.collections[new.row]
