@@ -40,17 +40,21 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     public typealias Failure = Never
 
     let nextElement: @Sendable () async -> CollectionChangeWithKeys<C>?
+    /// Set when this form is iterated: only then are deleted objects' keys looked up.
+    let keysWanted: Locked<Bool>
     /// This stream's identity, shared by its copies.
     public let changeStreamID: ChangeStreamID
 
     init<Source: CollectionSource>(channel: ChangeChannel<CollectionDiffer<Source>>) where Source.FrozenCollection == C {
         nextElement = { await channel.next() }
+        keysWanted = channel.state.withLock { $0.differ?.deletedKeysWanted } ?? Locked(false)
         changeStreamID = ChangeStreamID(channel: channel)
     }
 
     /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> ChangeStreamIterator<Element> {
-        ChangeStreamIterator(nextElement: nextElement)
+        keysWanted.withLock { $0 = true }
+        return ChangeStreamIterator(nextElement: nextElement)
     }
 }
 
@@ -96,6 +100,9 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     var previous: CollectionState?
     /// For a query whose answer each object's own row decides: the answer, moved on commit by commit.
     var incremental: IncrementalResults? = nil
+    /// Whether someone iterates the stream `.withDeletedKeys` (finding each deleted object's
+    /// key costs a search per deletion, so it is done only then). Shared by the differ's copies.
+    let deletedKeysWanted = Locked(false)
 
     var observedTables: Set<String>? {
         guard let tables = source.observedTables else { return nil }
@@ -144,7 +151,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         let diff: CollectionDiff
         var deletedKeys: [PrimaryKeyValue] = []
         var oldBinding: TableBinding?
-        if let type = source.elementType { oldBinding = try FrozenSource.binding(for: type, in: old) }
+        if let type = source.elementType, deletedKeysWanted.withLock({ $0 }) { oldBinding = try FrozenSource.binding(for: type, in: old) }
         switch (before, next) {
         case (.keys(let oldKeys), .keys(let newKeys)):
             diff = CollectionDiff.keyed(old: oldKeys, new: newKeys, replaced: replaced) { modified($0) }
@@ -185,7 +192,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         previous = .keys(newKeys)
         guard !diff.isEmpty else { return (nil, false) }
         var deletedKeys: [PrimaryKeyValue] = []
-        if let oldBinding = try FrozenSource.binding(for: type, in: old) {
+        if deletedKeysWanted.withLock({ $0 }), let oldBinding = try FrozenSource.binding(for: type, in: old) {
             for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
         }
         let frozen = try source.frozen(at: store.pinned(new))
@@ -204,7 +211,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         previous = nil   // the incremental answer is the state
         guard !diff.isEmpty else { return (nil, false) }
         var deletedKeys: [PrimaryKeyValue] = []
-        if let oldBinding = try FrozenSource.binding(for: type, in: old) {
+        if deletedKeysWanted.withLock({ $0 }), let oldBinding = try FrozenSource.binding(for: type, in: old) {
             for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
         }
         let frozen = try source.frozen(at: store.pinned(new), keys: incremental.keys)
