@@ -131,7 +131,7 @@ final class IncrementalResults: @unchecked Sendable {
     /// changes between them) made; the answer moves on to `new`. `modified` says whether a
     /// written object counts as modified (a key-path filter's say).
     func advance(from old: Snapshot, to new: Snapshot, changes: ChangeSet.TableChanges,
-                          modified: (Int64) -> Bool) throws(FloeError) -> CollectionDiff {
+                 modified: (Int64) -> Bool) throws(FloeError) -> CollectionDiff {
         guard let plan else { preconditionFailure("IncrementalResults.advance before reset") }
         guard let oldBinding = try FrozenSource.binding(for: type, in: old),
               let newBinding = try FrozenSource.binding(for: type, in: new) else {
