@@ -89,6 +89,15 @@ import Testing
         _ = await listChanges.next()
         _ = await setChanges.next()
         _ = await linkingChanges.next()
+        // Each stream hands out the collection as `freeze()` returns it.
+        let frozenTypes = try await realm.read { realm in
+            let pet = realm.object(ofType: Pet.self, forPrimaryKey: 1)!
+            let results: FrozenResults<Toy> = try realm.objects(Toy.self).freeze()
+            let list: FrozenList<Toy> = try pet.toys.freeze(), set: FrozenSet<Toy> = try pet.favourites.freeze()
+            let keepers: [Frozen<Keeper>] = try pet.keepers.freeze(), rooms: FrozenMap<String, Toy?> = try pet.toysByRoom.freeze()
+            return [results.count, list.count, set.count, keepers.count, rooms.count]
+        }
+        #expect(frozenTypes == [1, 1, 1, 1, 1])
         try await realm.write { realm in
             realm.object(ofType: Toy.self, forPrimaryKey: 1)!.name = "rope"
             realm.object(ofType: Keeper.self, forPrimaryKey: 1)!.pets.removeAll()
