@@ -147,6 +147,9 @@ final class IncrementalResults: @unchecked Sendable {
         for (key, columns) in changes.modified {
             if columns.isDisjoint(with: watched) { written.append(key) } else { leaving.append(key); entering.append(key) }
         }
+        // In key order, so that one search after another walks the tree's leaves in order.
+        leaving.sort()
+        written.sort()
         var oldPositions: [Int64: Int] = [:]
         var removed: [Int] = []
         for key in leaving {
