@@ -40,6 +40,57 @@ import Testing
     }
 }
 
+/// Two versions compared side by side over many leaves (what the change feed reads): random
+/// inserts, deletes and writes (equal values among them) across a table of thousands of
+/// objects give exactly the changes that comparing every row of the two versions gives.
+@Suite struct VersionDiffTests {
+    static func rows(of table: TableHandle, in snapshot: Snapshot) throws -> [Int64: [Value]] {
+        var rows: [Int64: [Value]] = [:]
+        for key in try snapshot.objectKeys(in: table) { rows[key] = try snapshot.row(in: table, key: key) }
+        return rows
+    }
+
+    @Test func theWalkOverUnsharedLeavesFindsWhatComparingEveryRowFinds() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none, compactsAutomatically: false))
+        defer { store.close() }
+        let dogs = try Fixtures.makeDogs(in: store, count: 3_000)
+        var random = SeededGenerator(seed: 23)
+        var next = 3_000
+        for round in 0..<40 {
+            let before = try store.snapshot()
+            let transaction = try store.beginWrite()
+            for _ in 0..<Int.random(in: 1...120, using: &random) {
+                let key = Int64.random(in: 0..<Int64(next), using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0:
+                    try transaction.insertObject(into: dogs, values: Fixtures.dogRow(next))
+                    next += 1
+                case 1:
+                    if try transaction.contains(key, in: dogs) { _ = try transaction.deleteObject(from: dogs, key: key) }
+                case 2:
+                    if try transaction.contains(key, in: dogs) { try transaction.setValue(.int(Int64.random(in: 0..<3, using: &random)), in: dogs, key: key, column: 1) }
+                default:
+                    if try transaction.contains(key, in: dogs) { try transaction.setValue(.string("dog\(key)"), in: dogs, key: key, column: 0) }
+                }
+            }
+            try transaction.commit()
+            let after = try store.snapshot()
+            let old = try Self.rows(of: dogs, in: before), new = try Self.rows(of: dogs, in: after)
+            var expected = ChangeSet.TableChanges()
+            expected.deleted = Set(old.keys.filter { new[$0] == nil })
+            expected.inserted = Set(new.keys.filter { old[$0] == nil })
+            for (key, row) in new {
+                guard let earlier = old[key] else { continue }
+                let columns = Set(row.indices.filter { row[$0] != earlier[$0] })
+                if !columns.isEmpty { expected.modified[key] = columns }
+            }
+            let found = try VersionDiff.changes(from: before.group, to: after.group).tables["Dog"] ?? ChangeSet.TableChanges()
+            #expect(found == expected, "round \(round)")
+        }
+    }
+}
+
 /// Reading many rows at once (what the change feed does per commit): one walk over the leaves
 /// for many keys, a search each for a few; either way the same rows as one at a time.
 @Suite struct RowsByKeyTests {

@@ -178,33 +178,45 @@ extension Realm {
 /// Turns two versions into the feed's description of the transaction between them.
 enum ChangeFeedReader {
     static func transaction(from old: Snapshot, to new: Snapshot) throws(FloeError) -> ChangeFeedTransaction {
-        let changes = try VersionDiff.changes(from: old.group, to: new.group)
+        var oldTables: [String: NodeRef<TableNode>] = [:]
+        for ref in old.group.tables { oldTables[try ref.load().spec.name] = ref }
+        var newTables: [String: NodeRef<TableNode>] = [:]
+        for ref in new.group.tables { newTables[try ref.load().spec.name] = ref }
         var objects: [ChangeFeedObject] = []
-        for (name, table) in changes.tables.sorted(by: { $0.key < $1.key }) {
-            let oldHandle = try old.tableIfPresent(named: name)
-            let newHandle = try new.tableIfPresent(named: name)
-            if let oldHandle {
-                for key in table.deleted.sorted() {
-                    objects.append(ChangeFeedObject(className: name, key: try identity(key, in: oldHandle, of: old), operation: .delete))
-                }
-            }
-            guard let newHandle else { continue }
-            let spec = try new.spec(of: newHandle)
-            let primaryKey = spec.columns.firstIndex(where: \.isPrimaryKey)
-            let everyColumn = Array(spec.columns.indices)
-            // Rows are read in key order, many in one walk over the leaves.
-            let inserted = table.inserted.sorted()
-            for (key, row) in zip(inserted, try new.rows(in: newHandle, keys: inserted)) {
-                let values = try self.values(of: key, row: row, columns: everyColumn, in: newHandle, spec: spec, of: new)
-                objects.append(ChangeFeedObject(className: name, key: identity(key, row: row, primaryKey: primaryKey), operation: .insert(values)))
-            }
-            let modified = table.modified.sorted(by: { $0.key < $1.key })
-            for ((key, columns), row) in zip(modified, try new.rows(in: newHandle, keys: modified.map(\.key))) {
-                let values = try self.values(of: key, row: row, columns: columns.sorted(), in: newHandle, spec: spec, of: new)
-                objects.append(ChangeFeedObject(className: name, key: identity(key, row: row, primaryKey: primaryKey), operation: .update(values)))
-            }
+        for name in Set(oldTables.keys).union(newTables.keys).sorted() {
+            let before = oldTables[name], after = newTables[name]
+            if let before, let after, VersionDiff.same(before, after) { continue }
+            try appendChanges(of: name, from: try before?.load(), to: try after?.load(), in: new, to: &objects)
         }
         return ChangeFeedTransaction(version: new.version, objects: objects)
+    }
+
+    /// The changed objects of one class: deletions, insertions, then updates, each in key
+    /// order, their values read from the leaves the walk over the two versions stands on.
+    private static func appendChanges(of name: String, from before: TableNode?, to after: TableNode?, in new: Snapshot,
+                                      to objects: inout [ChangeFeedObject]) throws(FloeError) {
+        var deletions: [ChangeFeedObject] = [], insertions: [ChangeFeedObject] = [], updates: [ChangeFeedObject] = []
+        let oldPrimaryKey = before?.spec.columns.firstIndex(where: \.isPrimaryKey)
+        let newPrimaryKey = after?.spec.columns.firstIndex(where: \.isPrimaryKey)
+        let spec = after?.spec ?? before!.spec
+        let everyColumn = Array(spec.columns.indices)
+        // Lists, sets and maps are read by key from the snapshot: only then is the table's handle needed.
+        let handle = spec.columns.contains(where: { $0.collection != .single }) ? try new.tableIfPresent(named: name) : nil
+        try VersionDiff.forEachRowChange(from: before, to: after) { (change) throws(FloeError) in
+            switch change.kind {
+            case .deleted:
+                deletions.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.old!, primaryKey: oldPrimaryKey), operation: .delete))
+            case .inserted:
+                let values = try self.values(of: change.key, row: change.new!, columns: everyColumn, spec: spec, table: handle, of: new)
+                insertions.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.new!, primaryKey: newPrimaryKey), operation: .insert(values)))
+            case .modified:
+                let values = try self.values(of: change.key, row: change.new!, columns: change.columns, spec: spec, table: handle, of: new)
+                updates.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.new!, primaryKey: newPrimaryKey), operation: .update(values)))
+            }
+        }
+        objects.append(contentsOf: deletions)
+        objects.append(contentsOf: insertions)
+        objects.append(contentsOf: updates)
     }
 
     /// An object's primary key (or object key) at `snapshot`.
@@ -214,13 +226,13 @@ enum ChangeFeedReader {
         return PrimaryKeyValue(try snapshot.value(in: table, key: key, column: column)) ?? .objectKey(key)
     }
 
-    private static func identity(_ key: Int64, row: [Value], primaryKey: Int?) -> PrimaryKeyValue {
+    private static func identity(_ key: Int64, row: VersionDiff.LeafRow, primaryKey: Int?) -> PrimaryKeyValue {
         guard let primaryKey else { return .objectKey(key) }
-        return PrimaryKeyValue(row[primaryKey]) ?? .objectKey(key)
+        return PrimaryKeyValue(row.value(primaryKey)) ?? .objectKey(key)
     }
 
     /// The values of `columns` of object `key`, whose stored row is `row`.
-    private static func values(of key: Int64, row: [Value], columns: [Int], in table: TableHandle, spec: TableSpec,
+    private static func values(of key: Int64, row: VersionDiff.LeafRow, columns: [Int], spec: TableSpec, table: TableHandle?,
                                of snapshot: Snapshot) throws(FloeError) -> [String: FeedValue] {
         var values: [String: FeedValue] = [:]
         values.reserveCapacity(columns.count)
@@ -229,15 +241,17 @@ enum ChangeFeedReader {
             let target = columnSpec.linkTarget
             switch columnSpec.collection {
             case .single:
-                values[columnSpec.name] = try feedValue(row[column], target: target, in: snapshot)
+                values[columnSpec.name] = try feedValue(row.value(column), target: target, in: snapshot)
             case .map:
                 var entries: [String: FeedValue] = [:]
+                guard let table else { continue }
                 for entry in try snapshot.mapEntries(in: table, key: key, column: column) {
                     entries[entry.key] = try feedValue(entry.value, target: target, in: snapshot)
                 }
                 values[columnSpec.name] = .dictionary(entries)
             default:
                 var elements: [FeedValue] = []
+                guard let table else { continue }
                 for element in try snapshot.collectionElements(in: table, key: key, column: column) {
                     elements.append(try feedValue(element, target: target, in: snapshot))
                 }

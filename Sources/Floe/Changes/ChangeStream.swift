@@ -117,8 +117,11 @@ final class ChangeChannel<Differ: ChangeDiffer>: SkippableChannel, @unchecked Se
                 coalesce(&state)
                 return nil
             }
-            let relevant = commit.changes?.restricted(to: observedTables)
-            guard observedTables == nil || relevant == nil || !relevant!.isEmpty else { return nil }
+            var relevant: ChangeSet?
+            if let changes = commit.changes {
+                guard let narrowed = relevantPart(of: changes) else { return nil }
+                relevant = narrowed
+            }
             if state.segments.isEmpty {
                 state.segments.append(Segment(rebase: nil, changes: relevant, end: commit.snapshot))
             } else {
@@ -133,6 +136,17 @@ final class ChangeChannel<Differ: ChangeDiffer>: SkippableChannel, @unchecked Se
             return state.waiter.take()
         }
         waiter?.resume()
+    }
+
+    /// The part of a commit's changes this stream observes, nil when none. When the commit
+    /// touched only observed tables, the commit's own change set is shared, not copied: every
+    /// observer of a table holds the one set the commit made.
+    private func relevantPart(of changes: ChangeSet) -> ChangeSet? {
+        guard let observedTables else { return changes }
+        var touched = 0
+        for name in observedTables where changes.tables[name].map({ !$0.isEmpty }) == true { touched += 1 }
+        if touched == 0 { return nil }
+        return touched == changes.tables.count ? changes : changes.restricted(to: observedTables)
     }
 
     private func coalesce(_ state: inout State) {

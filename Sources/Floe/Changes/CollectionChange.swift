@@ -29,7 +29,7 @@ public enum RealmCollectionChange<C: Sendable>: Sendable {
 /// on a deletion without keeping the previous state.
 ///
 /// ```swift
-/// for await detail in try realm.objects(Dog.self).changesWithDeletedKeys {
+/// for await detail in try realm.objects(Dog.self).changes.withDeletedKeys {
 ///     for key in detail.deletedKeys { print("gone:", key) }
 /// }
 /// ```

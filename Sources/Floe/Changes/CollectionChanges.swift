@@ -44,17 +44,21 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     public typealias Failure = Never
 
     let nextElement: @Sendable () async -> CollectionChangeWithKeys<C>?
+    /// Set when this form is iterated: only then are deleted objects' keys looked up.
+    let keysWanted: Locked<Bool>
     /// This stream's identity, shared by its copies.
     public let changeStreamID: ChangeStreamID
 
     init<Source: CollectionSource>(channel: ChangeChannel<CollectionDiffer<Source>>) where Source.FrozenCollection == C {
         nextElement = { await channel.next() }
+        keysWanted = channel.state.withLock { $0.differ?.deletedKeysWanted } ?? Locked(false)
         changeStreamID = ChangeStreamID(channel: channel)
     }
 
     /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> ChangeStreamIterator<Element> {
-        ChangeStreamIterator(nextElement: nextElement)
+        keysWanted.withLock { $0 = true }
+        return ChangeStreamIterator(nextElement: nextElement)
     }
 }
 
@@ -79,10 +83,17 @@ protocol CollectionSource: Sendable {
     /// Whether the collection is every object of its class in key order (then a commit's
     /// insertions and deletions alone give the next state).
     var holdsEveryObjectInKeyOrder: Bool { get }
+    /// A query over every object of the class whose answer depends on each object's own row
+    /// alone: then a commit's touched objects alone move the answer on (see ``IncrementalResults``).
+    var incrementalQuery: ResultsQuery? { get }
+    /// The collection as `freeze()` gives it, at `snapshot`, whose object keys are known to be `keys`.
+    func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection
 }
 
 extension CollectionSource {
     var holdsEveryObjectInKeyOrder: Bool { false }
+    var incrementalQuery: ResultsQuery? { nil }
+    func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection { try frozen(at: snapshot) }
 }
 
 /// Turns commits into one collection's changes.
@@ -91,6 +102,11 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     let store: Store
     let filter: KeyPathFilter?
     var previous: CollectionState?
+    /// For a query whose answer each object's own row decides: the answer, moved on commit by commit.
+    var incremental: IncrementalResults? = nil
+    /// Whether someone iterates the stream `.withDeletedKeys` (finding each deleted object's
+    /// key costs a search per deletion, so it is done only then). Shared by the differ's copies.
+    let deletedKeysWanted = Locked(false)
 
     var observedTables: Set<String>? {
         guard let tables = source.observedTables else { return nil }
@@ -98,12 +114,20 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func initial(at base: Snapshot) throws(FloeError) -> CollectionChangeWithKeys<Source.FrozenCollection>? {
+        if let incremental, try incremental.reset(at: base) {
+            previous = .keys(incremental.keys)
+            return CollectionChangeWithKeys(change: .initial(try source.frozen(at: store.pinned(base), keys: incremental.keys)), deletedKeys: [])
+        }
         guard let state = try source.state(at: base) else { return nil }
         previous = state
         return CollectionChangeWithKeys(change: .initial(try source.frozen(at: store.pinned(base))), deletedKeys: [])
     }
 
     mutating func rebase(to base: Snapshot) throws(FloeError) {
+        if let incremental, try incremental.reset(at: base) {
+            previous = .keys(incremental.keys)
+            return
+        }
         previous = try source.state(at: base)
     }
 
@@ -111,6 +135,13 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         if source.holdsEveryObjectInKeyOrder, filter == nil, let changes, case .keys(let keys)? = previous, let type = source.elementType,
            changes.tables[type.className()]?.structureChanged != true {
             return try keyOrderedDiff(keys, type: type, from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges())
+        }
+        if let incremental {
+            if let changes, let type = source.elementType, changes.tables[type.className()]?.structureChanged != true {
+                if !incremental.isReady { try incremental.reset(at: old) }
+                if incremental.isReady { return try incrementalDiff(incremental, type: type, from: old, to: new, changes: changes) }
+            }
+            incremental.invalidate()
         }
         guard let next = try source.state(at: new) else { return (nil, true) }
         var before = previous
@@ -124,7 +155,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         let diff: CollectionDiff
         var deletedKeys: [PrimaryKeyValue] = []
         var oldBinding: TableBinding?
-        if let type = source.elementType { oldBinding = try FrozenSource.binding(for: type, in: old) }
+        if let type = source.elementType, deletedKeysWanted.withLock({ $0 }) { oldBinding = try FrozenSource.binding(for: type, in: old) }
         switch (before, next) {
         case (.keys(let oldKeys), .keys(let newKeys)):
             diff = CollectionDiff.keyed(old: oldKeys, new: newKeys, replaced: replaced) { modified($0) }
@@ -165,10 +196,29 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         previous = .keys(newKeys)
         guard !diff.isEmpty else { return (nil, false) }
         var deletedKeys: [PrimaryKeyValue] = []
-        if let oldBinding = try FrozenSource.binding(for: type, in: old) {
+        if deletedKeysWanted.withLock({ $0 }), let oldBinding = try FrozenSource.binding(for: type, in: old) {
             for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
         }
         let frozen = try source.frozen(at: store.pinned(new))
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
+                                                                            modifications: diff.modifications)
+        return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    /// The diff of a query's answer that each object's own row decides, from what the commits
+    /// touched alone (see ``IncrementalResults``).
+    private mutating func incrementalDiff(_ incremental: IncrementalResults, type: ObjectBase.Type, from old: Snapshot, to new: Snapshot,
+                                          changes: ChangeSet) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        let oldKeys = incremental.keys
+        let modified = try modifiedKeys(old: old, new: new, changes: changes)
+        let diff = try incremental.advance(from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges(), modified: modified)
+        previous = nil   // the incremental answer is the state
+        guard !diff.isEmpty else { return (nil, false) }
+        var deletedKeys: [PrimaryKeyValue] = []
+        if deletedKeysWanted.withLock({ $0 }), let oldBinding = try FrozenSource.binding(for: type, in: old) {
+            for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
+        }
+        let frozen = try source.frozen(at: store.pinned(new), keys: incremental.keys)
         let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
                                                                             modifications: diff.modifications)
         return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
@@ -224,7 +274,8 @@ extension ChangeChannel {
             }
             filter = try KeyPathFilter(schema: SchemaDiscovery.schema(for: type), keyPaths: keyPaths)
         }
-        let differ = CollectionDiffer(source: source, store: store, filter: filter, previous: nil)
+        var differ = CollectionDiffer(source: source, store: store, filter: filter, previous: nil)
+        if let query = source.incrementalQuery, let type = source.elementType, filter?.watchesOwnRowsOnly ?? true { differ.incremental = IncrementalResults(type: type, query: query) }
         return try ChangeChannel<CollectionDiffer<Source>>.open(store: store, observedTables: differ.observedTables) { _ in differ }
     }
 }

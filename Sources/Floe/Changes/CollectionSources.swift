@@ -1,10 +1,18 @@
 /// Results: every object of a class (or those a query selects, in its order).
 struct ResultsSource<T: Object>: CollectionSource {
     let query: ResultsQuery?
+    /// Whether whether an object is in the results, and where, depends on its own row alone.
+    let readsOwnRowsOnly: Bool
 
-    var observedTables: Set<String>? { query == nil ? [T.className()] : nil }
+    init(query: ResultsQuery?) {
+        self.query = query
+        readsOwnRowsOnly = query?.readsOwnRowsOnly(of: T.self) ?? true
+    }
+
+    var observedTables: Set<String>? { readsOwnRowsOnly ? [T.className()] : nil }
     var elementType: ObjectBase.Type? { T.self }
     var holdsEveryObjectInKeyOrder: Bool { query == nil }
+    var incrementalQuery: ResultsQuery? { readsOwnRowsOnly ? (query ?? ResultsQuery()) : nil }
 
     func state(at snapshot: Snapshot) throws(FloeError) -> CollectionState? {
         guard let binding = try FrozenSource.binding(for: T.self, in: snapshot) else { return .keys([]) }
@@ -14,6 +22,11 @@ struct ResultsSource<T: Object>: CollectionSource {
 
     func frozen(at snapshot: Snapshot) throws(FloeError) -> FrozenResults<T> {
         try FrozenResults(snapshot: snapshot, query: query)
+    }
+
+    func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenResults<T> {
+        guard let query else { return try FrozenResults(snapshot: snapshot) }
+        return try FrozenResults(snapshot: snapshot, query: query, keys: keys)
     }
 }
 

@@ -45,6 +45,11 @@ struct KeyPathFilter: Sendable {
         properties[index] = next
     }
 
+    /// Whether only this class's own stored properties are watched (no path goes through a link).
+    var watchesOwnRowsOnly: Bool {
+        properties.allSatisfy { index, sub in sub == nil && !schema.properties[index].isComputed }
+    }
+
     /// Every class the watched paths reach, this one included.
     var classNames: Set<String> {
         var names: Set<String> = [schema.className]

@@ -70,12 +70,32 @@ extension Map where Key: Sendable {
     ///
     /// - Throws: ``FloeError/invalidOperation(className:detail:)`` for an unmanaged or frozen map.
     public var changes: MapChanges<Key, Value> {
-        get throws {
-            let (store, parent) = try ChangeSources.owner(parent, kind: "Map<String, \(Value.self)>")
-            let differ = MapDiffer<Key, Value>(store: store, owner: parent.tableBinding, key: parent.key, column: column,
-                                               elementType: ChangeSources.elementType(parent, column: column))
-            return MapChanges(channel: try ChangeChannel<MapDiffer<Key, Value>>.open(store: store, observedTables: differ.observedTables) { _ in differ })
+        get throws { try changes(keyPaths: nil) }
+    }
+
+    /// This map's changes, counting a key's object as modified only when a property that
+    /// `keyPaths` names changed (links followed: `"owner.name"`); a replaced value always counts.
+    ///
+    /// ```swift
+    /// for await change in try person.parks.changes(keyPaths: ["name"]) { print(change) }
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and key
+    ///   path, or for a map of values (which has no properties to watch).
+    public func changes(keyPaths: [String]?) throws -> MapChanges<Key, Value> {
+        let kind = "Map<String, \(Value.self)>"
+        let (store, parent) = try ChangeSources.owner(parent, kind: kind)
+        let elementType = ChangeSources.elementType(parent, column: column)
+        var filter: KeyPathFilter?
+        if let keyPaths {
+            guard let elementType else {
+                throw FloeError.invalidKeyPath(className: kind, keyPath: keyPaths.joined(separator: ", "), reason: "a map of values has no properties to watch")
+            }
+            filter = try KeyPathFilter(schema: SchemaDiscovery.schema(for: elementType), keyPaths: keyPaths)
         }
+        let differ = MapDiffer<Key, Value>(store: store, owner: parent.tableBinding, key: parent.key, column: column,
+                                           elementType: elementType, filter: filter)
+        return MapChanges(channel: try ChangeChannel<MapDiffer<Key, Value>>.open(store: store, observedTables: differ.observedTables) { _ in differ })
     }
 }
 
@@ -86,18 +106,21 @@ struct MapDiffer<Key: Hashable & Comparable & Sendable, Value: _Persistable>: Ch
     let key: Int64
     let column: Int
     let elementType: ObjectBase.Type?
+    /// What counts as a modification of a key's object (nil: any write to it).
+    let filter: KeyPathFilter?
     var previous: [String: Floe.Value]?
 
-    init(store: Store, owner: TableBinding, key: Int64, column: Int, elementType: ObjectBase.Type?) {
+    init(store: Store, owner: TableBinding, key: Int64, column: Int, elementType: ObjectBase.Type?, filter: KeyPathFilter? = nil) {
         self.store = store
         self.owner = owner
         self.key = key
         self.column = column
         self.elementType = elementType
+        self.filter = filter
     }
 
     var observedTables: Set<String>? {
-        Set([owner.schema.className] + (elementType.map { [$0.className()] } ?? []))
+        Set([owner.schema.className] + (elementType.map { [$0.className()] } ?? [])).union(filter?.classNames ?? [])
     }
 
     private func entries(at snapshot: Snapshot) throws(FloeError) -> [String: Floe.Value]? {
@@ -130,11 +153,14 @@ struct MapDiffer<Key: Hashable & Comparable & Sendable, Value: _Persistable>: Ch
         let objects = elementType.flatMap { changes?.tables[$0.className()]?.modified } ?? [:]
         let deletions = before.keys.filter { next[$0] == nil }.sorted()
         let insertions = next.keys.filter { before[$0] == nil }.sorted()
+        let filter = self.filter
         let modifications = next.keys.filter { name in
-            guard let old = before[name], let value = next[name] else { return false }
-            if old != value { return true }
-            if case .link(let target) = value, objects[target] != nil { return true }
-            return false
+            guard let earlier = before[name], let value = next[name] else { return false }
+            if earlier != value { return true }
+            guard case .link(let target) = value else { return false }
+            guard let filter else { return objects[target] != nil }
+            guard let changes else { return false }   // another process's commit: as without key paths
+            return !((try? filter.touchedProperties(of: target, old: old, new: new, changes: changes)) ?? []).isEmpty
         }.sorted()
         guard !deletions.isEmpty || !insertions.isEmpty || !modifications.isEmpty else { return (nil, false) }
         return (.update(frozen(at: new), deletions: deletions.map { $0 as! Key }, insertions: insertions.map { $0 as! Key },

@@ -70,6 +70,19 @@ struct ColumnStorage {
         }
     }
 
+    /// Whether row `index` holds the value `other` holds at `otherIndex`, as `value(at:)`
+    /// would compare, without building the values for integers, booleans, links and strings.
+    func holdsSameValue(at index: Int, as other: ColumnStorage, at otherIndex: Int) -> Bool {
+        guard layout == other.layout, type == other.type else { return value(at: index) == other.value(at: otherIndex) }
+        let null = isNull(at: index)
+        if null || other.isNull(at: otherIndex) { return null == other.isNull(at: otherIndex) }
+        switch (layout, type) {
+        case (.words, .int), (.words, .bool), (.words, .link): return words[index] == other.words[otherIndex]
+        case (.strings, _): return strings[index] == other.strings[otherIndex]
+        default: return value(at: index) == other.value(at: otherIndex)
+        }
+    }
+
     @inline(__always)
     func int(at index: Int) -> Int64 { Int64(bitPattern: words[index]) }
 

@@ -45,41 +45,137 @@
 
     private static func diff(_ old: TableNode, _ new: TableNode) throws(FloeError) -> ChangeSet.TableChanges {
         var changes = ChangeSet.TableChanges()
-        if same(old.root, new.root) && old.spec == new.spec { return changes }
-        let oldLeaves = try leaves(of: old.root, notIn: new.root)
-        let newLeaves = try leaves(of: new.root, notIn: old.root)
-        var oldRows: [Int64: (leaf: ClusterNode, row: Int)] = [:]
-        for leaf in oldLeaves { for (row, key) in leaf.keys.enumerated() { oldRows[key] = (leaf, row) } }
-        // Columns by name: a migration may have added, removed or moved some.
-        let oldColumnOf = Dictionary(old.spec.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        for leaf in newLeaves {
-            for (row, key) in leaf.keys.enumerated() {
-                guard let before = oldRows.removeValue(forKey: key) else {
-                    changes.inserted.insert(key)
-                    continue
-                }
-                var written: Set<Int> = []
-                for (column, spec) in new.spec.columns.enumerated() {
-                    guard let oldColumn = oldColumnOf[spec.name] else { written.insert(column); continue }
-                    if try differs(before.leaf, before.row, oldColumn, leaf, row, column) { written.insert(column) }
-                }
-                if !written.isEmpty { changes.modified[key] = written }
+        try forEachRowChange(from: old, to: new) { change in
+            switch change.kind {
+            case .inserted: changes.inserted.insert(change.key)
+            case .deleted: changes.deleted.insert(change.key)
+            case .modified: changes.modified[change.key] = Set(change.columns)
             }
         }
-        changes.deleted = Set(oldRows.keys)
         return changes
     }
 
-    private static func differs(_ oldLeaf: ClusterNode, _ oldRow: Int, _ oldColumn: Int,
-                                _ newLeaf: ClusterNode, _ newRow: Int, _ newColumn: Int) throws(FloeError) -> Bool {
-        let oldRef = oldLeaf.columns[oldColumn], newRef = newLeaf.columns[newColumn]
-        if same(oldRef, newRef) && oldRow == newRow { return false }
-        let oldStorage = try oldLeaf.column(oldColumn).storage, newStorage = try newLeaf.column(newColumn).storage
+    /// An object's row in a leaf a walk met, with the leaf's columns loaded once for all its rows.
+    struct LeafRow {
+        let storages: [ColumnStorage]
+        let row: Int
+
+        /// The value of `column` (a list, set or map column reads as null: read its elements by key).
+        func value(_ column: Int) -> Value {
+            storages[column].layout == .collections ? .null : storages[column].value(at: row)
+        }
+    }
+
+    /// One object that differs between two versions of a table.
+    struct RowChange {
+        enum Kind { case inserted, deleted, modified }
+        let kind: Kind
+        let key: Int64
+        /// Where it was (deleted and modified objects).
+        let old: LeafRow?
+        /// Where it is (inserted and modified objects).
+        let new: LeafRow?
+        /// For a modified object, the columns (of the new table, ascending) whose values differ.
+        let columns: [Int]
+    }
+
+    /// Calls `body` for each object inserted, deleted or modified between `old` and `new` (two
+    /// versions of one table; nil: the table does not exist there), in key order. Only the
+    /// leaves the two do not share are read, side by side in key order (a merge, no lookup per
+    /// object), each leaf's columns loaded once.
+    static func forEachRowChange(from old: TableNode?, to new: TableNode?, _ body: (RowChange) throws(FloeError) -> Void) throws(FloeError) {
+        if let old, let new, same(old.root, new.root) && old.spec == new.spec { return }
+        let oldLeaves = try leaves(of: old?.root, notIn: new?.root)
+        let newLeaves = try leaves(of: new?.root, notIn: old?.root)
+        // Columns by name: a migration may have added, removed or moved some.
+        var oldColumnOf: [String: Int] = [:]
+        for (index, column) in (old?.spec.columns ?? []).enumerated() where oldColumnOf[column.name] == nil { oldColumnOf[column.name] = index }
+        let columnMap: [Int?] = (new?.spec.columns ?? []).map { oldColumnOf[$0.name] }
+        let oldSpec = old?.spec, newSpec = new?.spec
+        var oldCursor = LeafCursor(leaves: oldLeaves, spec: oldSpec)
+        var newCursor = LeafCursor(leaves: newLeaves, spec: newSpec)
+        while true {
+            let oldKey = oldCursor.key, newKey = newCursor.key
+            if let oldKey, newKey == nil || oldKey < newKey! {
+                try body(RowChange(kind: .deleted, key: oldKey, old: try oldCursor.row(), new: nil, columns: []))
+                oldCursor.advance()
+            } else if let newKey, oldKey == nil || newKey < oldKey! {
+                try body(RowChange(kind: .inserted, key: newKey, old: nil, new: try newCursor.row(), columns: []))
+                newCursor.advance()
+            } else if let key = newKey {
+                let before = try oldCursor.row(), after = try newCursor.row()
+                var written: [Int] = []
+                for (column, oldColumn) in columnMap.enumerated() {
+                    guard let oldColumn else { written.append(column); continue }
+                    if try differs(oldCursor.leaf, before, oldColumn, newCursor.leaf, after, column) { written.append(column) }
+                }
+                if !written.isEmpty { try body(RowChange(kind: .modified, key: key, old: before, new: after, columns: written)) }
+                oldCursor.advance()
+                newCursor.advance()
+            } else {
+                return
+            }
+        }
+    }
+
+    /// A position in a sequence of leaves (in key order), with the current leaf's columns.
+    private struct LeafCursor {
+        let leaves: [ClusterNode]
+        let spec: TableSpec?
+        var index = 0
+        var position = 0
+        var storages: [ColumnStorage]?
+        /// The current leaf's keys, read once per leaf (not through the node at every step).
+        var keys: [Int64]
+
+        init(leaves: [ClusterNode], spec: TableSpec?) {
+            self.leaves = leaves
+            self.spec = spec
+            keys = leaves.first?.keys ?? []
+            skipEmpty()
+        }
+
+        var leaf: ClusterNode { leaves[index] }
+        var key: Int64? { position < keys.count ? keys[position] : nil }
+
+        mutating func row() throws(FloeError) -> LeafRow {
+            if storages == nil {
+                var loaded: [ColumnStorage] = []
+                let leaf = self.leaf
+                loaded.reserveCapacity(leaf.columns.count)
+                for column in leaf.columns.indices {
+                    let expected = spec.flatMap { column < $0.columns.count ? $0.columns[column] : nil }
+                    loaded.append(try leaf.column(column, expected: expected).storage)
+                }
+                storages = loaded
+            }
+            return LeafRow(storages: storages!, row: position)
+        }
+
+        mutating func advance() {
+            position += 1
+            skipEmpty()
+        }
+
+        private mutating func skipEmpty() {
+            while index < leaves.count && position >= keys.count {
+                index += 1
+                position = 0
+                storages = nil
+                keys = index < leaves.count ? leaves[index].keys : []
+            }
+        }
+    }
+
+    private static func differs(_ oldLeaf: ClusterNode, _ old: LeafRow, _ oldColumn: Int,
+                                _ newLeaf: ClusterNode, _ new: LeafRow, _ newColumn: Int) throws(FloeError) -> Bool {
+        if same(oldLeaf.columns[oldColumn], newLeaf.columns[newColumn]) && old.row == new.row { return false }
+        let oldStorage = old.storages[oldColumn], newStorage = new.storages[newColumn]
         guard oldStorage.layout == .collections || newStorage.layout == .collections else {
-            return oldStorage.value(at: oldRow) != newStorage.value(at: newRow)
+            return !oldStorage.holdsSameValue(at: old.row, as: newStorage, at: new.row)
         }
         guard oldStorage.layout == newStorage.layout else { return true }
-        let before = oldStorage.collections[oldRow], after = newStorage.collections[newRow]
+        let before = oldStorage.collections[old.row], after = newStorage.collections[new.row]
         if same(before, after) { return false }
         if try CollectionTree.allElements(before) != CollectionTree.allElements(after) { return true }
         return try mapKeys(before) != mapKeys(after)

@@ -116,6 +116,27 @@ extension Map {
     }
 }
 
+extension LinkingObjects {
+    /// The objects linking here at the realm's last committed version, each frozen, in key
+    /// order: `Sendable`, as this property's change stream hands them out.
+    ///
+    /// ```swift
+    /// let owners = try dog.owners.freeze()
+    /// Task.detached { print(owners.map(\.name)) }
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidOperation(className:detail:)`` for an unmanaged object's.
+    public func freeze() throws -> [Frozen<Element>] {
+        let (snapshot, parent) = try ManagedCollection.frozenSnapshot(parent, kind: "LinkingObjects<\(Element.className())>")
+        guard try snapshot.tableIfPresent(named: parent.tableBinding.schema.className).map({ (table) throws(FloeError) in try snapshot.contains(parent.key, in: table) }) == true,
+              let origin = try FrozenSource.binding(for: Element.self, in: snapshot),
+              let index = origin.schema.propertyIndex(named: originProperty) else { return [] }
+        return try snapshot.linkingObjects(in: origin.table, column: origin.columnOfProperty[index], to: parent.key).map {
+            Frozen(snapshot: snapshot, binding: origin, key: $0)
+        }
+    }
+}
+
 extension Frozen {
     /// A frozen object's list, frozen too.
     public subscript<Element>(dynamicMember keyPath: KeyPath<Model, List<Element>>) -> FrozenList<Element> {

@@ -27,6 +27,16 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
         }
     }
 
+    /// The results of `query` at `snapshot` whose keys, in order, are already known (a change
+    /// stream derived them from the previous version's).
+    init(snapshot: Snapshot, query: ResultsQuery, keys: [Int64]) throws(FloeError) {
+        self.snapshot = snapshot
+        self.query = query
+        let binding = try FrozenSource.binding(for: Element.self, in: snapshot)
+        self.binding = binding
+        self.keys = binding == nil ? [] : keys
+    }
+
     /// No objects (a class that does not match the frozen file).
     init(empty snapshot: Snapshot) {
         self.snapshot = snapshot

@@ -1,0 +1,112 @@
+/// What a change stream needs to keep a query's answer up to date from the objects a commit
+/// touched, without evaluating the query again over every object: which columns can change
+/// whether an object matches or where it sorts, the sort columns and directions, and the
+/// predicate to evaluate on the touched objects alone.
+///
+/// Only queries over every object of one class whose predicate and sort read that class's own
+/// plain columns qualify (no links, collections, mixed values, subqueries or `distinct`): then
+/// an object's membership and place depend on its own row alone, and the order is total —
+/// equal sort values keep key order, as the sort is stable over objects in key order.
+///
+/// ```swift
+/// if let plan = try query.incrementalPlan(binding: dogs, bindings: lookup) {
+///     let matching = try plan.matching([4, 9], binding: dogs, reader: snapshot, bindings: lookup)
+/// }
+/// ```
+struct IncrementalQueryPlan: Sendable {
+    let predicate: QueryPredicate?
+    /// The columns the predicate reads.
+    let predicateColumns: Set<Int>
+    /// The sort columns, the first deciding first (empty: key order).
+    let sortColumns: [Int]
+    let ascending: [Bool]
+
+    /// The columns whose writes can change whether an object is in the answer or where.
+    var watchedColumns: Set<Int> { predicateColumns.union(sortColumns) }
+
+    /// Those of `candidates` (present at `reader`'s version, in any order) that match, in their order.
+    func matching(_ candidates: [Int64], binding: TableBinding, reader: any VersionReading,
+                  bindings: @escaping (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) -> [Int64] {
+        guard let predicate, !candidates.isEmpty else { return candidates }
+        return try QueryEvaluator(predicate, binding: binding, reader: reader, bindings: bindings).matchingKeys(among: candidates)
+    }
+
+    /// The sort values of `key` at `reader`'s version, one per sort column.
+    func sortValues(of key: Int64, table: TableHandle, reader: any VersionReading) throws(FloeError) -> [Value] {
+        var values: [Value] = []
+        values.reserveCapacity(sortColumns.count)
+        for column in sortColumns { values.append(try reader.value(in: table, key: key, column: column)) }
+        return values
+    }
+
+    /// The answer's order between two objects: negative when (`a`, `aKey`) comes first.
+    func order(_ a: [Value], _ aKey: Int64, _ b: [Value], _ bKey: Int64) -> Int {
+        for index in sortColumns.indices {
+            let comparison = QueryEvaluator.sortOrder(a[index], b[index])
+            if comparison != 0 { return ascending[index] ? comparison : -comparison }
+        }
+        return aKey == bKey ? 0 : (aKey < bKey ? -1 : 1)
+    }
+}
+
+extension ResultsQuery {
+    /// The plan that keeps this query's answer up to date incrementally, or nil when the
+    /// answer can depend on more than each object's own row (see ``IncrementalQueryPlan``).
+    func incrementalPlan(binding: TableBinding,
+                         bindings: @escaping (ObjectBase.Type) throws(FloeError) -> TableBinding?) throws(FloeError) -> IncrementalQueryPlan? {
+        guard base == .table else { return nil }
+        var sortColumns: [Int] = []
+        var ascending: [Bool] = []
+        for (index, stage) in stages.enumerated() {
+            // Only the last sort decides the order; a distinct makes membership depend on other objects.
+            guard case .sort(let descriptors) = stage, index == stages.count - 1 else { return nil }
+            for descriptor in descriptors {
+                let key = try QueryEvaluator.sortKey(descriptor.keyPath, from: binding, bindings: bindings)
+                guard key.count == nil, key.hops.count == 1, let hop = key.hops.first, Self.isPlain(hop) else { return nil }
+                sortColumns.append(hop.column)
+                ascending.append(descriptor.ascending)
+            }
+        }
+        var columns = Set<Int>()
+        if let predicate {
+            let node = try QueryEvaluator.compile(predicate, root: binding, bindings: bindings)
+            guard Self.collectPlainColumns(node, into: &columns) else { return nil }
+        }
+        return IncrementalQueryPlan(predicate: predicate, predicateColumns: columns, sortColumns: sortColumns, ascending: ascending)
+    }
+
+    /// Whether the query's answer depends on each object's own row alone (checked on the
+    /// class's schema, before it has objects).
+    func readsOwnRowsOnly(of type: ObjectBase.Type) -> Bool {
+        guard let binding = try? QueryEvaluator.schemaOnlyBinding(for: type) else { return false }
+        return (try? incrementalPlan(binding: binding) { (other) throws(FloeError) in try QueryEvaluator.schemaOnlyBinding(for: other) }) != nil
+    }
+
+    private static func isPlain(_ hop: QueryEvaluator.Hop) -> Bool {
+        let type = hop.property.type
+        return hop.origin == nil && hop.steps.isEmpty && !hop.property.isComputed && type.collection == .single
+            && type.columnType != .link && type.columnType != .mixed
+    }
+
+    private static func collectPlainColumns(_ node: QueryEvaluator.Node, into columns: inout Set<Int>) -> Bool {
+        switch node {
+        case .constant: return true
+        case .and(let terms), .or(let terms): return terms.allSatisfy { collectPlainColumns($0, into: &columns) }
+        case .not(let term): return collectPlainColumns(term, into: &columns)
+        case .between(let operand, _, _, _): return collectPlainColumns(operand, into: &columns)
+        case .compare(let lhs, _, let rhs, _, _): return collectPlainColumns(lhs, into: &columns) && collectPlainColumns(rhs, into: &columns)
+        case .geoWithin: return false
+        }
+    }
+
+    private static func collectPlainColumns(_ operand: QueryEvaluator.Operand, into columns: inout Set<Int>) -> Bool {
+        switch operand {
+        case .constant, .list: return true
+        case .path(let hops):
+            guard hops.count == 1, isPlain(hops[0]) else { return false }
+            columns.insert(hops[0].column)
+            return true
+        case .aggregate, .subquery: return false
+        }
+    }
+}
