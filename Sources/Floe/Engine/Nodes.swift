@@ -2,7 +2,7 @@
 ///
 /// Payload: `u32 table count, u64 schema version`. Children: one table node per table, in creation order.
 @_spi(Engine) public final class GroupNode: TreeNode, @unchecked Sendable {
-    var tables: [NodeRef<TableNode>]
+    @exclusivity(unchecked) var tables: [NodeRef<TableNode>]
     /// The schema version the object layer last stored (see `Realm.Configuration.schemaVersion`).
     var schemaVersion: UInt64
     var isMutable: Bool
@@ -50,13 +50,13 @@
 /// Payload: name, kind, next key, row count, then each column's spec.
 /// Children: `[cluster root or 0]`, then one search index root per column (0: no index, or empty).
 final class TableNode: TreeNode, @unchecked Sendable {
-    var spec: TableSpec
-    var nextKey: Int64
-    var count: Int
-    var root: NodeRef<ClusterNode>?
+    @exclusivity(unchecked) var spec: TableSpec
+    @exclusivity(unchecked) var nextKey: Int64
+    @exclusivity(unchecked) var count: Int
+    @exclusivity(unchecked) var root: NodeRef<ClusterNode>?
     /// One search index per column, parallel to `spec.columns` (nil: not indexed, or empty).
-    var indexRoots: [NodeRef<ClusterNode>?]
-    var isMutable: Bool
+    @exclusivity(unchecked) var indexRoots: [NodeRef<ClusterNode>?]
+    @exclusivity(unchecked) var isMutable: Bool
     var storedSize = 0
 
     init(spec: TableSpec, nextKey: Int64 = 0, count: Int = 0, root: NodeRef<ClusterNode>? = nil,
@@ -154,11 +154,14 @@ final class TableNode: TreeNode, @unchecked Sendable {
 /// Children: inner → the child nodes; leaf → the column nodes.
 final class ClusterNode: TreeNode, @unchecked Sendable {
     let isLeaf: Bool
-    var keys: [Int64]
-    var counts: [Int]
-    var children: [NodeRef<ClusterNode>]
-    var columns: [NodeRef<ColumnNode>]
-    var isMutable: Bool
+    // `@exclusivity(unchecked)` here and on the other nodes' fields: every object read and
+    // write goes through them, no access to them overlaps another, and the dynamic check cost
+    // more than the reads themselves.
+    @exclusivity(unchecked) var keys: [Int64]
+    @exclusivity(unchecked) var counts: [Int]
+    @exclusivity(unchecked) var children: [NodeRef<ClusterNode>]
+    @exclusivity(unchecked) var columns: [NodeRef<ColumnNode>]
+    @exclusivity(unchecked) var isMutable: Bool
     var storedSize = 0
 
     init(leafKeys: [Int64], columns: [NodeRef<ColumnNode>], isMutable: Bool = true) {
@@ -242,8 +245,8 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
 /// Payload: the column encoding (``ColumnStorage``). Children: for collection columns,
 /// one collection root per row (0: empty).
 final class ColumnNode: TreeNode, @unchecked Sendable {
-    var storage: ColumnStorage
-    var isMutable: Bool
+    @exclusivity(unchecked) var storage: ColumnStorage
+    @exclusivity(unchecked) var isMutable: Bool
     var storedSize = 0
 
     init(storage: ColumnStorage, isMutable: Bool = true) {

@@ -11,8 +11,9 @@ final class ObjectContext: ObjectSource {
     let objectTypes: [ObjectBase.Type]?
     /// What owns this context (the `Realm` actor), for `object.realm`.
     weak var owner: AnyObject?
-    private var snapshot: Snapshot
-    private(set) var transaction: WriteTransaction?
+    // `@exclusivity(unchecked)`: read by every object read and write; no access overlaps another.
+    @exclusivity(unchecked) private var snapshot: Snapshot
+    @exclusivity(unchecked) private(set) var transaction: WriteTransaction?
     /// Errors raised by property setters inside the open write; the write throws the first.
     private var pendingErrors: [FloeError] = []
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
@@ -34,6 +35,8 @@ final class ObjectContext: ObjectSource {
     }
 
     var isFrozen: Bool { false }
+
+    var readEpoch: ReadEpoch { store.readEpoch }
 
     func frozenSnapshot() throws(FloeError) -> Snapshot { try latestSnapshot() }
 

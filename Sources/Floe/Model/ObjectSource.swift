@@ -32,9 +32,14 @@ protocol ObjectSource: AnyObject {
     /// Whether a read met damage (then an object missing from its tree is the damage's
     /// placeholder, not misuse).
     var hasRecordedDamage: Bool { get }
+    /// Moves whenever a row an object cached may have stopped being the one reads see.
+    var readEpoch: ReadEpoch { get }
 }
 
 extension ObjectSource {
+    /// Sources whose rows never change (frozen versions, probes) share one that never moves.
+    var readEpoch: ReadEpoch { .unchanging }
+
     func isCurrent(_ position: RowPosition) -> Bool {
         guard let reader = try? currentReader() else { return false }
         return position.isValid(for: reader)
