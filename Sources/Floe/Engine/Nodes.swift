@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The root of one version: the list of tables.
 ///
 /// Payload: `u32 table count, u64 schema version`. Children: one table node per table, in creation order.
@@ -7,6 +9,11 @@
     var schemaVersion: UInt64
     var isMutable: Bool
     var storedSize = 0
+    /// A number no other root of this process has had: cached rows name their version's root
+    /// by it (comparing references would need them kept alive, and retained on every copy).
+    let serial = GroupNode.serials.add(1, ordering: .relaxed).newValue
+
+    private static let serials = Atomic<UInt64>(0)
 
     init(tables: [NodeRef<TableNode>] = [], schemaVersion: UInt64 = 0, isMutable: Bool = true) {
         self.tables = tables

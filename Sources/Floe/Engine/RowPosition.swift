@@ -6,16 +6,18 @@
 /// count stay the same (always, for a snapshot); ``isValid(for:)`` says so.
 struct RowPosition {
     /// The object's key.
-    let key: Int64
+    private(set) var key: Int64
     private let leaf: ClusterNode
-    private let row: Int
-    private let group: GroupNode
+    private var row: Int
+    /// The ``GroupNode/serial`` of the version's root (a number, not a reference: copies of a
+    /// position retain only its leaf).
+    private let group: UInt64
     private let mutationCount: Int
     private let rowLayoutCount: Int
     /// The store's read epoch under which this row was found current (see ``ReadEpoch``).
-    let epoch: UInt64
+    private(set) var epoch: UInt64
 
-    fileprivate init(leaf: ClusterNode, row: Int, group: GroupNode, mutationCount: Int, rowLayoutCount: Int, epoch: UInt64) {
+    fileprivate init(leaf: ClusterNode, row: Int, group: UInt64, mutationCount: Int, rowLayoutCount: Int, epoch: UInt64) {
         key = leaf.keys[row]
         self.leaf = leaf
         self.row = row
@@ -27,7 +29,7 @@ struct RowPosition {
 
     /// A row of a leaf `transaction` owns (one it has just made mutable).
     init(ownedLeaf leaf: ClusterNode, row: Int, in transaction: WriteTransaction) {
-        self.init(leaf: leaf, row: row, group: transaction.group, mutationCount: transaction.mutationCount,
+        self.init(leaf: leaf, row: row, group: transaction.group.serial, mutationCount: transaction.mutationCount,
                   rowLayoutCount: transaction.rowLayoutCount, epoch: transaction.positionEpoch)
     }
 
@@ -36,25 +38,37 @@ struct RowPosition {
     /// the leaf itself holds those values).
     @inline(__always)
     func isValid(for reader: any VersionReading) -> Bool {
-        group === reader.group && (mutationCount == reader.mutationCount || (rowLayoutCount == reader.rowLayoutCount && leaf.isMutable))
+        group == reader.group.serial && (mutationCount == reader.mutationCount || (rowLayoutCount == reader.rowLayoutCount && leaf.isMutable))
     }
 
     /// ``isValid(for:)`` for a snapshot, without an existential.
     @inline(__always)
     func isValid(in snapshot: Snapshot) -> Bool {
-        group === snapshot.group && mutationCount == 0
+        group == snapshot.group.serial && mutationCount == 0
     }
 
     /// ``isValid(for:)`` for a write transaction, without an existential.
     @inline(__always)
     func isValid(in transaction: WriteTransaction) -> Bool {
-        group === transaction.group
+        group == transaction.group.serial
             && (mutationCount == transaction.mutationCount || (rowLayoutCount == transaction.rowLayoutCount && leaf.isMutable))
+    }
+
+    /// Becomes `other` when both sit in the same leaf of the same version, without touching
+    /// the leaf's reference count (a walk re-points one object row after row); false otherwise.
+    @inline(__always)
+    mutating func moveInLeaf(to other: RowPosition) -> Bool {
+        guard leaf === other.leaf, group == other.group, mutationCount == other.mutationCount,
+              rowLayoutCount == other.rowLayoutCount else { return false }
+        row = other.row
+        key = other.key
+        epoch = other.epoch
+        return true
     }
 
     /// The leaf and row when `transaction` owns the leaf and no row has moved since.
     func ownedLeaf(in transaction: WriteTransaction) -> (ClusterNode, Int)? {
-        guard group === transaction.group, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable else { return nil }
+        guard group == transaction.group.serial, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable else { return nil }
         return (leaf, row)
     }
 
@@ -105,7 +119,7 @@ struct RowPosition {
 /// The rows of one table in key order, walked leaf by leaf without a descent per row.
 struct RowCursor {
     private let leaves: [ClusterNode]
-    private let group: GroupNode
+    private let group: UInt64
     private let mutationCount: Int
     private let rowLayoutCount: Int
     private let epoch: UInt64
@@ -114,7 +128,7 @@ struct RowCursor {
 
     fileprivate init(leaves: [ClusterNode], reader: any VersionReading) {
         self.leaves = leaves
-        group = reader.group
+        group = reader.group.serial
         mutationCount = reader.mutationCount
         rowLayoutCount = reader.rowLayoutCount
         epoch = reader.positionEpoch
@@ -140,7 +154,7 @@ extension VersionReading {
     /// Where object `key` of `table` sits in this version (nil: no such object).
     func position(of key: Int64, in table: TableHandle) throws(FloeError) -> RowPosition? {
         guard let (leaf, row) = try ClusterTree.find(key, in: tableNode(table).root) else { return nil }
-        return RowPosition(leaf: leaf, row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount,
+        return RowPosition(leaf: leaf, row: row, group: group.serial, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount,
                            epoch: positionEpoch)
     }
 

@@ -289,6 +289,32 @@
         return RowPosition(ownedLeaf: leaf, row: row, in: self)
     }
 
+    /// Writes a one-word value (int, bool, double, float, timestamp) into a row of a leaf this
+    /// transaction already owns, when the column takes the word as it is: a plain column of that
+    /// type (full-width for integers), not a key, not indexed, not a link. Answers false, having
+    /// changed nothing, when any of that does not hold: the caller then takes ``setValue(_:in:key:column:at:)``.
+    /// No descent, no `Value`, no copy of the column's spec; the change log and the mutation
+    /// count are kept as by every write, and the read epoch stays (rows cached in the leaf read the word in place).
+    func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, in table: TableHandle, column: Int, at position: RowPosition) -> Bool {
+        guard isOpen, let (leaf, row) = position.ownedLeaf(in: self), table.index >= 0, table.index < group.tables.count,
+              let node = group.tables[table.index].residentNode, node.isMutable,
+              column >= 0, column < node.spec.columns.count, column < leaf.columns.count else { return false }
+        // Field by field: a copy of the whole spec would retain its strings.
+        let isNullable = node.spec.columns[column].isNullable
+        guard node.spec.columns[column].type == type, node.spec.columns[column].collection == .single,
+              !node.spec.columns[column].isIndexed, !node.spec.columns[column].isPrimaryKey,
+              type != .int || node.spec.columns[column].integerBits == 64, !isNull || isNullable,
+              let current = leaf.columns[column].residentNode, current.storage.layout == .words, current.storage.type == type,
+              current.storage.count == leaf.keys.count, (current.storage.nulls != nil) == isNullable,
+              let (columnRef, columnNode) = try? context.mutable(leaf.columns[column]) else { return false }
+        mutationCount &+= 1
+        changeLog.append(.write(node.spec.name, position.key, column))
+        leaf.columns[column] = columnRef
+        columnNode.storage.words[row] = isNull ? 0 : word
+        if isNullable { columnNode.storage.nulls![row] = isNull }
+        return true
+    }
+
     private func setValue(_ value: Value, spec: ColumnSpec, node: TableNode, key: Int64, column: Int, leaf: ClusterNode, row: Int) throws(FloeError) {
         changeLog.append(.write(node.spec.name, key, column))
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])

@@ -38,6 +38,8 @@ final class ObjectContext: ObjectSource {
 
     var readEpoch: ReadEpoch { store.readEpoch }
 
+    var openTransaction: WriteTransaction? { transaction }
+
     func frozenSnapshot() throws(FloeError) -> Snapshot { try latestSnapshot() }
 
     var storeIdentity: ObjectIdentifier? { ObjectIdentifier(store) }

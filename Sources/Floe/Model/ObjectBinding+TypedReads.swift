@@ -105,3 +105,61 @@ extension ObjectBinding {
         return String?._floeDecode(read(column: column))
     }
 }
+
+// Typed writes: a setter of a plain one-word property (Int, Int64, Double, Bool and the
+// optionals of Int and Double) whose row sits in a leaf the open write already owns writes the word in place.
+// Everything else (another type, a row not owned yet, a key, an indexed or narrower column,
+// no open write) takes the checked write, `write(_:column:)`, as before.
+
+extension ObjectBinding {
+    /// Sets `column` to `value`: the one write `@Persisted` setters make. Inlined into the
+    /// caller, where `V` is known, so a plain type goes straight to its typed write.
+    @inlinable @inline(__always)
+    func write<V: _Persistable>(_ value: V, column: Int) {
+        if V.self == Int.self { return writeInt(unsafeBitCast(value, to: Int.self), column: column) }
+        if V.self == Double.self { return writeDouble(unsafeBitCast(value, to: Double.self), column: column) }
+        if V.self == Bool.self { return writeBool(unsafeBitCast(value, to: Bool.self), column: column) }
+        if V.self == Int64.self { return writeInt(Int(unsafeBitCast(value, to: Int64.self)), column: column) }
+        if V.self == Int?.self { return writeOptionalInt(unsafeBitCast(value, to: Int?.self), column: column) }
+        if V.self == Double?.self { return writeOptionalDouble(unsafeBitCast(value, to: Double?.self), column: column) }
+        write(value._floeEncoded, column: column)
+    }
+
+    /// Writes one word in place when the trusted row's leaf is the open write's own; false:
+    /// nothing was written, take the checked write.
+    @inline(__always)
+    private func writeInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int) -> Bool {
+        guard stampIsCurrent, let position = cachedPosition, let transaction = source.openTransaction else { return false }
+        return transaction.writeWordInPlace(word, isNull: isNull, type: type, in: tableBinding.table, column: column, at: position)
+    }
+
+    @usableFromInline
+    func writeInt(_ value: Int, column: Int) {
+        if writeInPlace(UInt64(bitPattern: Int64(value)), isNull: false, type: .int, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeOptionalInt(_ value: Int?, column: Int) {
+        if writeInPlace(UInt64(bitPattern: Int64(value ?? 0)), isNull: value == nil, type: .int, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeDouble(_ value: Double, column: Int) {
+        if writeInPlace(value.bitPattern, isNull: false, type: .double, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeOptionalDouble(_ value: Double?, column: Int) {
+        if writeInPlace(value?.bitPattern ?? 0, isNull: value == nil, type: .double, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeBool(_ value: Bool, column: Int) {
+        if writeInPlace(value ? 1 : 0, isNull: false, type: .bool, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+}

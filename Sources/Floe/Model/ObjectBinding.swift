@@ -34,8 +34,9 @@ final class ObjectBinding {
     /// object of the same table. Only results iteration does this.
     func repoint(to position: RowPosition) {
         key = position.key
-        self.position = position
         stamp = position.epoch
+        if self.position?.moveInLeaf(to: position) == true { return }
+        self.position = position
     }
 
     /// ``repoint(to:)``, staying in the leaf `transaction` copied for this object's last write

@@ -34,11 +34,15 @@ protocol ObjectSource: AnyObject {
     var hasRecordedDamage: Bool { get }
     /// Moves whenever a row an object cached may have stopped being the one reads see.
     var readEpoch: ReadEpoch { get }
+    /// The write transaction open on this source, if any (typed setters write through it in place).
+    var openTransaction: WriteTransaction? { get }
 }
 
 extension ObjectSource {
     /// Sources whose rows never change (frozen versions, probes) share one that never moves.
     var readEpoch: ReadEpoch { .unchanging }
+
+    var openTransaction: WriteTransaction? { nil }
 
     func isCurrent(_ position: RowPosition) -> Bool {
         guard let reader = try? currentReader() else { return false }

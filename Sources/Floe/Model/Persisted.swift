@@ -92,7 +92,7 @@ public struct Persisted<Value: _Persistable> {
         set {
             let column = object[keyPath: storageKeyPath].column
             if column >= 0 {
-                object._floeBinding!.write(newValue._floeEncoded, column: column)
+                object._floeBinding!.write(newValue, column: column)
             } else {
                 object[keyPath: storageKeyPath].value = newValue
             }
