@@ -26,6 +26,9 @@ final class ObjectContext: ObjectSource {
     /// The objects whose values the current `create` is copying, outermost first.
     var objectsBeingCopied: [ObjectIdentifier] = []
     private var bindingsVersion: UInt64 = .max
+    /// The binding asked for last, checked before the dictionary (lookups and links ask for
+    /// the same class again and again).
+    private var lastBinding: (type: ObjectIdentifier, binding: TableBinding)?
 
     init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
         self.store = store
@@ -100,6 +103,7 @@ final class ObjectContext: ObjectSource {
 
     private func forgetBindings() {
         bindings.removeAll(keepingCapacity: true)
+        lastBinding = nil
         bindingsVersion = .max
     }
 
@@ -235,9 +239,14 @@ final class ObjectContext: ObjectSource {
         if version != bindingsVersion {
             // Table positions only move in migrations, but a write may have just created one.
             bindings.removeAll(keepingCapacity: true)
+            lastBinding = nil
             bindingsVersion = version
         }
-        if let cached = bindings[ObjectIdentifier(type)] { return cached }
+        if let last = lastBinding, last.type == ObjectIdentifier(type) { return last.binding }
+        if let cached = bindings[ObjectIdentifier(type)] {
+            lastBinding = (ObjectIdentifier(type), cached)
+            return cached
+        }
         let schema = try SchemaDiscovery.schema(for: type)
         guard let table = try reader.tableIfPresent(named: schema.className) else { return nil }
         let stored = try reader.spec(of: table)

@@ -88,6 +88,7 @@ final class ObjectBinding {
     private func currentPosition() throws(FloeError) -> RowPosition {
         // Loaded before the check: anything that happens after it moves the epoch past this.
         let now = epoch.current
+        if stamp == now, let position { return position }
         if let position, source.isCurrent(position) {
             stamp = now
             return position
