@@ -71,9 +71,11 @@ public struct Persisted<Value: _Persistable> {
         set { fatalError("@Persisted outside a model class") }
     }
 
-    // Inlinable so that, inlined into each model property's accessors, the key paths become
-    // direct field accesses and nothing generic is resolved at run time.
-    @inlinable
+    // Inlinable, and always inlined, so that in each model property's accessors the key paths
+    // become direct field accesses and nothing generic is resolved at run time (left to the
+    // optimizer, the setter with its typed writes grew past its inlining limit, and every call
+    // then built both key paths and applied them through the runtime).
+    @inlinable @inline(__always)
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
