@@ -2,9 +2,9 @@ import Floe
 import Foundation
 
 // A small program that does one object-API workload on a fresh realm, for instruction
-// profiles: `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*'
-// .build/release/floe-profile W3`. Only the functions named `measured…` are counted, so
-// building the data set stays out of the profile. No GRDB: the profile shows Floe alone.
+// profiles: `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredW3*'
+// .build/release/floe-profile W3` (W1: `'*measuredAdd*'`). Only the workload's function is
+// counted, so building the data set stays out of the profile. No GRDB: Floe alone.
 
 final class ProfileDog: Object {
     @Persisted(primaryKey: true) var id = 0
