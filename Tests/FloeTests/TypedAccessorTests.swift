@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Floe
+@_spi(Engine) @testable import Floe
 
 /// A managed property of a plain type reads straight from its leaf while nothing has moved the
 /// store's read epoch since the object last confirmed its row. These tests pin every rule that
@@ -114,6 +114,30 @@ import Testing
         }
         let seen = try await first.readAcrossACommit(of: second)
         #expect(seen == [Self.expected(1, id: 1), Self.expected(42, id: 1)])
+    }
+
+    /// Two realms' contexts on one store, on one thread, so that the order is exact: the first
+    /// confirms its row while the second's write is open (the write's beginning already moved
+    /// the epoch), and must still see the second's commit.
+    @Test func aRowConfirmedDuringAnotherRealmsWriteIsReadAgainAfterItsCommit() throws {
+        let store = Store.inMemory(identifier: "typed-contexts-\(UUID())")
+        let first = try ObjectContext(store: store, isReadOnly: false, objectTypes: [Sample.self])
+        let second = try ObjectContext(store: store, isReadOnly: false, objectTypes: [Sample.self])
+        try first.write {
+            let sample = Sample()
+            sample.id = 1
+            Self.fill(sample, 1)
+            try first.add(sample, update: .error)
+        }
+        let sample = try #require(try first.object(ofType: Sample.self, primaryKey: .int(1)))
+        var seen = [Self.describe(sample)]
+        try second.beginWrite()
+        seen.append(Self.describe(sample))   // confirmed again, at the epoch the write's beginning left
+        Self.fill(try #require(try second.object(ofType: Sample.self, primaryKey: .int(1))), 42)
+        seen.append(Self.describe(sample))   // the write is not committed: still the old values
+        try second.commitWrite()
+        seen.append(Self.describe(sample))
+        #expect(seen == [Self.expected(1, id: 1), Self.expected(1, id: 1), Self.expected(1, id: 1), Self.expected(42, id: 1)])
     }
 
     @Test func objectsTheCallerKeepsWhileIteratingKeepTheirOwnRows() async throws {
