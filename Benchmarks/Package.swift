@@ -20,6 +20,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // One workload at a time on Floe alone, for instruction profiles under callgrind.
+        .executableTarget(
+            name: "floe-profile",
+            dependencies: [.product(name: "Floe", package: "Floe")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,12 +1,19 @@
+import Synchronization
+
 /// The root of one version: the list of tables.
 ///
 /// Payload: `u32 table count, u64 schema version`. Children: one table node per table, in creation order.
 @_spi(Engine) public final class GroupNode: TreeNode, @unchecked Sendable {
-    var tables: [NodeRef<TableNode>]
+    @exclusivity(unchecked) var tables: [NodeRef<TableNode>]
     /// The schema version the object layer last stored (see `Realm.Configuration.schemaVersion`).
     var schemaVersion: UInt64
     var isMutable: Bool
     var storedSize = 0
+    /// A number no other root of this process has had: cached rows name their version's root
+    /// by it (comparing references would need them kept alive, and retained on every copy).
+    let serial = GroupNode.serials.add(1, ordering: .relaxed).newValue
+
+    private static let serials = Atomic<UInt64>(0)
 
     init(tables: [NodeRef<TableNode>] = [], schemaVersion: UInt64 = 0, isMutable: Bool = true) {
         self.tables = tables
@@ -50,13 +57,13 @@
 /// Payload: name, kind, next key, row count, then each column's spec.
 /// Children: `[cluster root or 0]`, then one search index root per column (0: no index, or empty).
 final class TableNode: TreeNode, @unchecked Sendable {
-    var spec: TableSpec
-    var nextKey: Int64
-    var count: Int
-    var root: NodeRef<ClusterNode>?
+    @exclusivity(unchecked) var spec: TableSpec
+    @exclusivity(unchecked) var nextKey: Int64
+    @exclusivity(unchecked) var count: Int
+    @exclusivity(unchecked) var root: NodeRef<ClusterNode>?
     /// One search index per column, parallel to `spec.columns` (nil: not indexed, or empty).
-    var indexRoots: [NodeRef<ClusterNode>?]
-    var isMutable: Bool
+    @exclusivity(unchecked) var indexRoots: [NodeRef<ClusterNode>?]
+    @exclusivity(unchecked) var isMutable: Bool
     var storedSize = 0
 
     init(spec: TableSpec, nextKey: Int64 = 0, count: Int = 0, root: NodeRef<ClusterNode>? = nil,
@@ -154,11 +161,14 @@ final class TableNode: TreeNode, @unchecked Sendable {
 /// Children: inner → the child nodes; leaf → the column nodes.
 final class ClusterNode: TreeNode, @unchecked Sendable {
     let isLeaf: Bool
-    var keys: [Int64]
-    var counts: [Int]
-    var children: [NodeRef<ClusterNode>]
-    var columns: [NodeRef<ColumnNode>]
-    var isMutable: Bool
+    // `@exclusivity(unchecked)` here and on the other nodes' fields: every object read and
+    // write goes through them, no access to them overlaps another, and the dynamic check cost
+    // more than the reads themselves.
+    @exclusivity(unchecked) var keys: [Int64]
+    @exclusivity(unchecked) var counts: [Int]
+    @exclusivity(unchecked) var children: [NodeRef<ClusterNode>]
+    @exclusivity(unchecked) var columns: [NodeRef<ColumnNode>]
+    @exclusivity(unchecked) var isMutable: Bool
     var storedSize = 0
 
     init(leafKeys: [Int64], columns: [NodeRef<ColumnNode>], isMutable: Bool = true) {
@@ -242,8 +252,8 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
 /// Payload: the column encoding (``ColumnStorage``). Children: for collection columns,
 /// one collection root per row (0: empty).
 final class ColumnNode: TreeNode, @unchecked Sendable {
-    var storage: ColumnStorage
-    var isMutable: Bool
+    @exclusivity(unchecked) var storage: ColumnStorage
+    @exclusivity(unchecked) var isMutable: Bool
     var storedSize = 0
 
     init(storage: ColumnStorage, isMutable: Bool = true) {

@@ -6,26 +6,31 @@
 /// count stay the same (always, for a snapshot); ``isValid(for:)`` says so.
 struct RowPosition {
     /// The object's key.
-    let key: Int64
+    private(set) var key: Int64
     private let leaf: ClusterNode
-    private let row: Int
-    private let group: GroupNode
+    private var row: Int
+    /// The ``GroupNode/serial`` of the version's root (a number, not a reference: copies of a
+    /// position retain only its leaf).
+    private let group: UInt64
     private let mutationCount: Int
     private let rowLayoutCount: Int
+    /// The store's read epoch under which this row was found current (see ``ReadEpoch``).
+    private(set) var epoch: UInt64
 
-    fileprivate init(leaf: ClusterNode, row: Int, group: GroupNode, mutationCount: Int, rowLayoutCount: Int) {
+    fileprivate init(leaf: ClusterNode, row: Int, group: UInt64, mutationCount: Int, rowLayoutCount: Int, epoch: UInt64) {
         key = leaf.keys[row]
         self.leaf = leaf
         self.row = row
         self.group = group
         self.mutationCount = mutationCount
         self.rowLayoutCount = rowLayoutCount
+        self.epoch = epoch
     }
 
     /// A row of a leaf `transaction` owns (one it has just made mutable).
     init(ownedLeaf leaf: ClusterNode, row: Int, in transaction: WriteTransaction) {
-        self.init(leaf: leaf, row: row, group: transaction.group, mutationCount: transaction.mutationCount,
-                  rowLayoutCount: transaction.rowLayoutCount)
+        self.init(leaf: leaf, row: row, group: transaction.group.serial, mutationCount: transaction.mutationCount,
+                  rowLayoutCount: transaction.rowLayoutCount, epoch: transaction.positionEpoch)
     }
 
     /// Whether reads through `reader` may use this position: nothing changed since it was
@@ -33,25 +38,37 @@ struct RowPosition {
     /// the leaf itself holds those values).
     @inline(__always)
     func isValid(for reader: any VersionReading) -> Bool {
-        group === reader.group && (mutationCount == reader.mutationCount || (rowLayoutCount == reader.rowLayoutCount && leaf.isMutable))
+        group == reader.group.serial && (mutationCount == reader.mutationCount || (rowLayoutCount == reader.rowLayoutCount && leaf.isMutable))
     }
 
     /// ``isValid(for:)`` for a snapshot, without an existential.
     @inline(__always)
     func isValid(in snapshot: Snapshot) -> Bool {
-        group === snapshot.group && mutationCount == 0
+        group == snapshot.group.serial && mutationCount == 0
     }
 
     /// ``isValid(for:)`` for a write transaction, without an existential.
     @inline(__always)
     func isValid(in transaction: WriteTransaction) -> Bool {
-        group === transaction.group
+        group == transaction.group.serial
             && (mutationCount == transaction.mutationCount || (rowLayoutCount == transaction.rowLayoutCount && leaf.isMutable))
+    }
+
+    /// Becomes `other` when both sit in the same leaf of the same version, without touching
+    /// the leaf's reference count (a walk re-points one object row after row); false otherwise.
+    @inline(__always)
+    mutating func moveInLeaf(to other: RowPosition) -> Bool {
+        guard leaf === other.leaf, group == other.group, mutationCount == other.mutationCount,
+              rowLayoutCount == other.rowLayoutCount else { return false }
+        row = other.row
+        key = other.key
+        epoch = other.epoch
+        return true
     }
 
     /// The leaf and row when `transaction` owns the leaf and no row has moved since.
     func ownedLeaf(in transaction: WriteTransaction) -> (ClusterNode, Int)? {
-        guard group === transaction.group, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable else { return nil }
+        guard group == transaction.group.serial, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable else { return nil }
         return (leaf, row)
     }
 
@@ -67,22 +84,54 @@ struct RowPosition {
     func value(ofColumn column: Int) throws(FloeError) -> Value {
         try leaf.column(column).value(at: row)
     }
+
+    // MARK: Typed reads
+
+    // Each answers nil when the column is not a well-formed, in-memory column of the asked
+    // type (not loaded yet, damaged, or another type): the caller then takes the checked
+    // read, which loads, reports damage, or decodes through `Value`.
+
+    /// The column's storage when it is in memory and holds one value per row of the leaf.
+    @inline(__always)
+    private func residentStorage(_ column: Int) -> ColumnNode? {
+        guard column >= 0, column < leaf.columns.count, let node = leaf.columns[column].residentNode,
+              node.storage.count == leaf.keys.count else { return nil }
+        return node
+    }
+
+    /// A one-word value of `type` (int, bool, double, float, timestamp, link), with whether it is null.
+    @inline(__always)
+    func word(ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
+        guard let node = residentStorage(column), node.storage.type == type, node.storage.layout == .words else { return nil }
+        if let nulls = node.storage.nulls { return (node.storage.words[row], nulls[row]) }
+        return (node.storage.words[row], false)
+    }
+
+    /// A string value, with whether it is null.
+    @inline(__always)
+    func string(ofColumn column: Int) -> (string: String, isNull: Bool)? {
+        guard let node = residentStorage(column), node.storage.layout == .strings else { return nil }
+        if let nulls = node.storage.nulls, nulls[row] { return ("", true) }
+        return (node.storage.strings[row], false)
+    }
 }
 
 /// The rows of one table in key order, walked leaf by leaf without a descent per row.
 struct RowCursor {
     private let leaves: [ClusterNode]
-    private let group: GroupNode
+    private let group: UInt64
     private let mutationCount: Int
     private let rowLayoutCount: Int
+    private let epoch: UInt64
     private var leafIndex = 0
     private var row = 0
 
     fileprivate init(leaves: [ClusterNode], reader: any VersionReading) {
         self.leaves = leaves
-        group = reader.group
+        group = reader.group.serial
         mutationCount = reader.mutationCount
         rowLayoutCount = reader.rowLayoutCount
+        epoch = reader.positionEpoch
     }
 
     /// No rows at all.
@@ -96,7 +145,8 @@ struct RowCursor {
         }
         guard leafIndex < leaves.count else { return nil }
         defer { row += 1 }
-        return RowPosition(leaf: leaves[leafIndex], row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount)
+        return RowPosition(leaf: leaves[leafIndex], row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount,
+                           epoch: epoch)
     }
 }
 
@@ -104,7 +154,8 @@ extension VersionReading {
     /// Where object `key` of `table` sits in this version (nil: no such object).
     func position(of key: Int64, in table: TableHandle) throws(FloeError) -> RowPosition? {
         guard let (leaf, row) = try ClusterTree.find(key, in: tableNode(table).root) else { return nil }
-        return RowPosition(leaf: leaf, row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount)
+        return RowPosition(leaf: leaf, row: row, group: group.serial, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount,
+                           epoch: positionEpoch)
     }
 
     /// A cursor over every row of `table` in key order.

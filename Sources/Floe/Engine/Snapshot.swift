@@ -22,11 +22,18 @@
 
     public var rowLayoutCount: Int { 0 }
 
-    init(version: UInt64, group: GroupNode, pin: VersionPin?, damage: DamageLog = DamageLog()) {
+    /// The store's ``ReadEpoch`` value when this snapshot was the newest version (`.max`: not
+    /// known, so that rows found here are checked in full before a fast read trusts them).
+    let readEpoch: UInt64
+
+    public var positionEpoch: UInt64 { readEpoch }
+
+    init(version: UInt64, group: GroupNode, pin: VersionPin?, damage: DamageLog = DamageLog(), readEpoch: UInt64 = .max) {
         self.version = version
         self.group = group
         self.pin = pin
         self.damage = damage
+        self.readEpoch = readEpoch
     }
 }
 

@@ -147,6 +147,8 @@ import Synchronization
     /// the version under the lock, so that readers can check for news without locking.
     public var currentVersion: UInt64 { publishedVersion.load(ordering: .acquiring) }
     private let publishedVersion = Atomic<UInt64>(0)
+    /// Moves whenever a row cached by a managed object may have gone stale (see ``ReadEpoch``).
+    let readEpoch = ReadEpoch()
 
     var isClosed: Bool { state.withLock { $0.isClosed } }
 
@@ -193,12 +195,15 @@ import Synchronization
             publishedVersion.store(version, ordering: .releasing)
             return (Array(state.listeners.values), Array(state.commitObservers.values))
         }
+        readEpoch.advance()
         for listener in listeners { listener.yield(version) }
         notify(observers, version: version, root: root, changes: nil)
     }
 
     /// A snapshot of the newest version. O(1); pins the version until the snapshot is released.
     public func snapshot() throws(FloeError) -> Snapshot {
+        // Loaded before the version: a commit after this load moves the epoch past it.
+        let epoch = readEpoch.current
         let taken: (UInt64, GroupNode)? = state.withLock { state in
             guard !state.isClosed else { return nil }
             state.pins[state.version, default: 0] += 1
@@ -206,7 +211,7 @@ import Synchronization
         }
         guard let (version, root) = taken else { throw .closed(path: path) }
         let pin = VersionPin(version: version) { [weak self] version in self?.unpin(version) }
-        return Snapshot(version: version, group: root, pin: pin, damage: damage)
+        return Snapshot(version: version, group: root, pin: pin, damage: damage, readEpoch: epoch)
     }
 
     private func unpin(_ version: UInt64) {
@@ -273,6 +278,8 @@ import Synchronization
         }
         switch begun {
         case .success(let (version, root)):
+            // From here reads of the writing realm see the transaction, not the version it began at.
+            readEpoch.advance()
             return WriteTransaction(store: self, baseVersion: version, base: root)
         case .failure(let error):
             gate.leave()
@@ -282,6 +289,7 @@ import Synchronization
 
     /// Gives up the writer's turn of a transaction that ends without committing.
     func endWrite() {
+        readEpoch.advance()
         gate.leave()
     }
 
@@ -300,7 +308,11 @@ import Synchronization
     }
 
     func commit(_ transaction: WriteTransaction, deferringSync: Bool) throws(FloeError) -> UInt64 {
-        defer { gate.leave() }
+        defer {
+            // Published or failed, the transaction's rows are no longer the ones reads see.
+            readEpoch.advance()
+            gate.leave()
+        }
         let (file, previousVersion, closed) = state.withLock { ($0.file, $0.version, $0.isClosed) }
         if closed { throw .closed(path: path) }
         precondition(previousVersion == transaction.baseVersion, "a write transaction began at version \(transaction.baseVersion) but the store is at \(previousVersion)")
@@ -400,6 +412,7 @@ import Synchronization
             state.newestRecord = copy.lastCommit
             return state.version
         }
+        readEpoch.advance()
         // Snapshots taken before still read the old file's nodes: retire it, do not close it.
         file.retire()
         if let directorySyncFailure {

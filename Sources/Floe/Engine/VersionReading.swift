@@ -20,6 +20,9 @@
     /// row in a leaf the reader owns (`isMutable`) stays valid while this stays the same,
     /// whatever was written into it.
     var rowLayoutCount: Int { get }
+    /// The store's read epoch under which a row found through this reader now is known to be
+    /// the row reads see (`.max`: unknown); the object layer's fast reads compare it.
+    var positionEpoch: UInt64 { get }
 }
 
 @_spi(Engine) extension VersionReading {

@@ -20,18 +20,22 @@
     let store: Store
     /// The version this transaction started from.
     public let baseVersion: UInt64
-    public private(set) var group: GroupNode
+    // `@exclusivity(unchecked)` on the state every write touches: no access overlaps another.
+    @exclusivity(unchecked) public private(set) var group: GroupNode
     let context = WriteContext()
-    private(set) var isOpen = true
+    @exclusivity(unchecked) private(set) var isOpen = true
     /// Bumped by every change (see ``VersionReading/mutationCount``).
-    public private(set) var mutationCount = 0
+    @exclusivity(unchecked) public private(set) var mutationCount = 0
     /// Bumped by every change that may move rows between leaves or replace a leaf this
     /// transaction already owns (everything but a value written in place): a position in a
     /// leaf the transaction owns stays valid while this stays the same.
-    public private(set) var rowLayoutCount = 0
+    @exclusivity(unchecked) public private(set) var rowLayoutCount = 0
     /// What this transaction inserted, deleted and wrote, for change observers (appended per
     /// change, turned into a ``ChangeSet`` at commit only when someone observes).
-    private(set) var changeLog = ChangeLog()
+    @exclusivity(unchecked) private(set) var changeLog = ChangeLog()
+
+    /// Rows found now are current until the store's epoch moves (only this writer moves it).
+    public var positionEpoch: UInt64 { store.readEpoch.current }
 
     init(store: Store, baseVersion: UInt64, base: GroupNode) {
         self.store = store
@@ -88,6 +92,7 @@
         try spec.validate()
         mutationCount &+= 1
         rowLayoutCount &+= 1
+        store.readEpoch.advance()
         if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
         group.tables.append(NodeRef(TableNode(spec: spec)))
         changeLog.append(.structure(spec.name))
@@ -129,6 +134,7 @@
         let node = try tableNode(table)
         mutationCount &+= 1
         rowLayoutCount &+= 1
+        store.readEpoch.advance()
         context.drop(group.tables[table.index])
         context.drop(node.root)
         group.tables.remove(at: table.index)
@@ -264,12 +270,13 @@
     @discardableResult
     func setValue(_ value: Value, in table: TableHandle, key: Int64, column: Int, at hint: RowPosition?) throws(FloeError) -> RowPosition {
         try requireOpen()
-        let node = try mutableTable(table, movingRows: false)
+        let owned = hint.flatMap { $0.key == key ? $0.ownedLeaf(in: self) : nil }
+        let node = try mutableTable(table, movingRows: false, keepingLeaves: owned != nil)
         let spec = try columnSpec(node, column)
         precondition(spec.collection == .single, "'\(node.spec.name).\(spec.name)' is a collection; change it with the collection operations")
         let value = try checked(value, for: spec, in: node.spec.name)
         let leaf: ClusterNode, row: Int
-        if let hint, let owned = hint.ownedLeaf(in: self), hint.key == key {
+        if let owned {
             (leaf, row) = owned
         } else {
             guard let (root, found, foundRow) = try ClusterTree.mutableLeaf(for: key, root: node.root, context: context) else {
@@ -278,9 +285,34 @@
             node.root = root
             (leaf, row) = (found, foundRow)
         }
-        let position = RowPosition(ownedLeaf: leaf, row: row, in: self)
         try setValue(value, spec: spec, node: node, key: key, column: column, leaf: leaf, row: row)
-        return position
+        return RowPosition(ownedLeaf: leaf, row: row, in: self)
+    }
+
+    /// Writes a one-word value (int, bool, double, float, timestamp) into a row of a leaf this
+    /// transaction already owns, when the column takes the word as it is: a plain column of that
+    /// type (full-width for integers), not a key, not indexed, not a link. Answers false, having
+    /// changed nothing, when any of that does not hold: the caller then takes ``setValue(_:in:key:column:at:)``.
+    /// No descent, no `Value`, no copy of the column's spec; the change log and the mutation
+    /// count are kept as by every write, and the read epoch stays (rows cached in the leaf read the word in place).
+    func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, in table: TableHandle, column: Int, at position: RowPosition) -> Bool {
+        guard isOpen, let (leaf, row) = position.ownedLeaf(in: self), table.index >= 0, table.index < group.tables.count,
+              let node = group.tables[table.index].residentNode, node.isMutable,
+              column >= 0, column < node.spec.columns.count, column < leaf.columns.count else { return false }
+        // Field by field: a copy of the whole spec would retain its strings.
+        let isNullable = node.spec.columns[column].isNullable
+        guard node.spec.columns[column].type == type, node.spec.columns[column].collection == .single,
+              !node.spec.columns[column].isIndexed, !node.spec.columns[column].isPrimaryKey,
+              type != .int || node.spec.columns[column].integerBits == 64, !isNull || isNullable,
+              let current = leaf.columns[column].residentNode, current.storage.layout == .words, current.storage.type == type,
+              current.storage.count == leaf.keys.count, (current.storage.nulls != nil) == isNullable,
+              let (columnRef, columnNode) = try? context.mutable(leaf.columns[column]) else { return false }
+        mutationCount &+= 1
+        changeLog.append(.write(node.spec.name, position.key, column))
+        leaf.columns[column] = columnRef
+        columnNode.storage.words[row] = isNull ? 0 : word
+        if isNullable { columnNode.storage.nulls![row] = isNull }
+        return true
     }
 
     private func setValue(_ value: Value, spec: ColumnSpec, node: TableNode, key: Int64, column: Int, leaf: ClusterNode, row: Int) throws(FloeError) {
@@ -560,10 +592,13 @@
         try SearchIndex.findObjects(in: node, column: column, equalTo: value, limit: 1).first
     }
 
-    private func mutableTable(_ table: TableHandle, movingRows: Bool = true) throws(FloeError) -> TableNode {
+    /// The table's node, made this transaction's own. `keepingLeaves`: the caller writes values
+    /// into a leaf the transaction already owns, so every cached row stays valid (see ``ReadEpoch``).
+    private func mutableTable(_ table: TableHandle, movingRows: Bool = true, keepingLeaves: Bool = false) throws(FloeError) -> TableNode {
         _ = try tableNode(table)
         mutationCount &+= 1
         if movingRows { rowLayoutCount &+= 1 }
+        if !keepingLeaves { store.readEpoch.advance() }
         let (ref, node) = try context.mutable(group.tables[table.index])
         group.tables[table.index] = ref
         return node

@@ -38,7 +38,8 @@ extension ObjectContext {
         }
         let reader = try currentReader()
         let column = binding.columnOfProperty[pk]
-        if case .int(let key) = primaryKey, try reader.spec(of: binding.table).columns[column].isObjectKey {
+        let keyIsObjectKey = try binding.primaryKeyIsObjectKey ? true : reader.spec(of: binding.table).columns[column].isObjectKey
+        if case .int(let key) = primaryKey, keyIsObjectKey {
             // The primary key is the object key: one tree walk, whose position the object keeps.
             guard let position = try reader.position(of: key, in: binding.table) else { return nil }
             let object = materialize(type, key: key, binding: binding)

@@ -11,8 +11,9 @@ final class ObjectContext: ObjectSource {
     let objectTypes: [ObjectBase.Type]?
     /// What owns this context (the `Realm` actor), for `object.realm`.
     weak var owner: AnyObject?
-    private var snapshot: Snapshot
-    private(set) var transaction: WriteTransaction?
+    // `@exclusivity(unchecked)`: read by every object read and write; no access overlaps another.
+    @exclusivity(unchecked) private var snapshot: Snapshot
+    @exclusivity(unchecked) private(set) var transaction: WriteTransaction?
     /// Errors raised by property setters inside the open write; the write throws the first.
     private var pendingErrors: [FloeError] = []
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
@@ -25,6 +26,9 @@ final class ObjectContext: ObjectSource {
     /// The objects whose values the current `create` is copying, outermost first.
     var objectsBeingCopied: [ObjectIdentifier] = []
     private var bindingsVersion: UInt64 = .max
+    /// The binding asked for last, checked before the dictionary (lookups and links ask for
+    /// the same class again and again).
+    private var lastBinding: (type: ObjectIdentifier, binding: TableBinding)?
 
     init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
         self.store = store
@@ -34,6 +38,10 @@ final class ObjectContext: ObjectSource {
     }
 
     var isFrozen: Bool { false }
+
+    var readEpoch: ReadEpoch { store.readEpoch }
+
+    var openTransaction: WriteTransaction? { transaction }
 
     func frozenSnapshot() throws(FloeError) -> Snapshot { try latestSnapshot() }
 
@@ -95,6 +103,7 @@ final class ObjectContext: ObjectSource {
 
     private func forgetBindings() {
         bindings.removeAll(keepingCapacity: true)
+        lastBinding = nil
         bindingsVersion = .max
     }
 
@@ -230,9 +239,14 @@ final class ObjectContext: ObjectSource {
         if version != bindingsVersion {
             // Table positions only move in migrations, but a write may have just created one.
             bindings.removeAll(keepingCapacity: true)
+            lastBinding = nil
             bindingsVersion = version
         }
-        if let cached = bindings[ObjectIdentifier(type)] { return cached }
+        if let last = lastBinding, last.type == ObjectIdentifier(type) { return last.binding }
+        if let cached = bindings[ObjectIdentifier(type)] {
+            lastBinding = (ObjectIdentifier(type), cached)
+            return cached
+        }
         let schema = try SchemaDiscovery.schema(for: type)
         guard let table = try reader.tableIfPresent(named: schema.className) else { return nil }
         let stored = try reader.spec(of: table)

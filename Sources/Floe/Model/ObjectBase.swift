@@ -5,7 +5,10 @@
 /// added to a realm, they read and write the realm's current version.
 open class ObjectBase {
     /// Set while the object is managed by a realm (live or frozen).
-    @usableFromInline var _floeBinding: ObjectBinding?
+    // `@exclusivity(unchecked)`: read by every property access of a model object, where a
+    // dynamic exclusivity check cost more than the read itself; nothing holds an access to it
+    // across another.
+    @exclusivity(unchecked) @usableFromInline var _floeBinding: ObjectBinding?
 
     /// Creates an unmanaged object.
     public required init() {}

@@ -32,9 +32,18 @@ protocol ObjectSource: AnyObject {
     /// Whether a read met damage (then an object missing from its tree is the damage's
     /// placeholder, not misuse).
     var hasRecordedDamage: Bool { get }
+    /// Moves whenever a row an object cached may have stopped being the one reads see.
+    var readEpoch: ReadEpoch { get }
+    /// The write transaction open on this source, if any (typed setters write through it in place).
+    var openTransaction: WriteTransaction? { get }
 }
 
 extension ObjectSource {
+    /// Sources whose rows never change (frozen versions, probes) share one that never moves.
+    var readEpoch: ReadEpoch { .unchanging }
+
+    var openTransaction: WriteTransaction? { nil }
+
     func isCurrent(_ position: RowPosition) -> Bool {
         guard let reader = try? currentReader() else { return false }
         return position.isValid(for: reader)

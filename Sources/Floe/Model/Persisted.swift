@@ -71,34 +71,33 @@ public struct Persisted<Value: _Persistable> {
         set { fatalError("@Persisted outside a model class") }
     }
 
-    @inlinable
-    mutating func assign(_ newValue: Value, in object: ObjectBase) {
-        if column >= 0 {
-            object._floeBinding!.write(newValue._floeEncoded, column: column)
-        } else {
-            value = newValue
-        }
-    }
-
-    // Inlinable so that, inlined into each model property's accessors, the key paths become
-    // direct field accesses and nothing generic is resolved at run time.
-    @inlinable
+    // Inlinable, and always inlined, so that in each model property's accessors the key paths
+    // become direct field accesses and nothing generic is resolved at run time (left to the
+    // optimizer, the setter with its typed writes grew past its inlining limit, and every call
+    // then built both key paths and applied them through the runtime).
+    @inlinable @inline(__always)
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            // One key-path access per read or write: each costs more than everything else here.
-            let field = object[keyPath: storageKeyPath]
-            if field.column >= 0 { return Value._floeDecode(object._floeBinding!.read(column: field.column)) }
-            if let value = field.value { return value }
+            // Only the column is read on the managed path: copying the whole field would copy
+            // (and retain) its unmanaged value and options too.
+            let column = object[keyPath: storageKeyPath].column
+            if column >= 0 { return object._floeBinding!.read(column: column, as: Value.self) }
+            if let value = object[keyPath: storageKeyPath].value { return value }
             let value = Value._floeDefault()
             object[keyPath: storageKeyPath].value = value
             return value
         }
         set {
-            object[keyPath: storageKeyPath].assign(newValue, in: object)
+            let column = object[keyPath: storageKeyPath].column
+            if column >= 0 {
+                object._floeBinding!.write(newValue, column: column)
+            } else {
+                object[keyPath: storageKeyPath].value = newValue
+            }
         }
     }
 }
@@ -163,7 +162,7 @@ extension Persisted: PersistedField {
             },
             swiftValue: { object in
                 let field = field(of: object, at: offset)
-                if field.pointee.column >= 0 { return Value._floeDecode(object._floeBinding!.read(column: field.pointee.column)) }
+                if field.pointee.column >= 0 { return object._floeBinding!.read(column: field.pointee.column, as: Value.self) }
                 return field.pointee.value ?? Value._floeDefault()
             },
             detachedValue: { object in

@@ -15,9 +15,13 @@ final class TableBinding: Sendable {
     /// For each property, whether inserting an object stores it after the row itself (links,
     /// mixed values, collections and computed properties), worked out once, not per insert.
     let isStoredAfterRow: [Bool]
+    /// Whether the primary key's column is the table's object key (then a lookup by key is
+    /// one tree walk); false when not known.
+    let primaryKeyIsObjectKey: Bool
 
-    init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int) {
+    init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int, primaryKeyIsObjectKey: Bool = false) {
         self.schema = schema
+        self.primaryKeyIsObjectKey = primaryKeyIsObjectKey
         storedColumnCount = columnCount - schema.properties.filter(\.isComputed).count
         self.table = table
         self.columnOfProperty = columnOfProperty

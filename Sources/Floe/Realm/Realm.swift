@@ -21,7 +21,7 @@ import Foundation
 public actor Realm {
     let core: ObjectContext
     /// The shared implementation of the synchronous API (``RealmReading``, ``RealmWriting``).
-    var access: _RealmAccess { _RealmAccess(context: core, configuration: configuration) }
+    var access: _RealmAccess { _RealmAccess(context: core, realm: self) }
     /// The shared store of the file (Sendable; every realm of the file in the process has the same).
     nonisolated let store: Store
 

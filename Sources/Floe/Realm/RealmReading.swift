@@ -32,7 +32,11 @@ public protocol RealmWriting: RealmReading, ~Copyable {}
 /// no public members.
 public struct _RealmAccess: RealmWriting {
     let context: ObjectContext
-    let configuration: Realm.Configuration
+    /// The realm itself, for its configuration: a copy of this access (one per API call) then
+    /// retains two references instead of copying the whole configuration.
+    let realm: Realm
+
+    var configuration: Realm.Configuration { realm.configuration }
 
     public var _access: _RealmAccess { self }
 }

@@ -44,7 +44,9 @@ enum SchemaComparison {
             }
             return stored.columns.firstIndex { $0.name == property.persistedName }!
         }
-        return TableBinding(schema: schema, table: table, columnOfProperty: columns, columnCount: pseudo)
+        let objectKey = stored.objectKeyColumn
+        let primaryKeyIsObjectKey = objectKey != nil && schema.primaryKeyIndex.map { columns[$0] } == objectKey
+        return TableBinding(schema: schema, table: table, columnOfProperty: columns, columnCount: pseudo, primaryKeyIsObjectKey: primaryKeyIsObjectKey)
     }
 
     static func describe(_ column: ColumnSpec) -> String {

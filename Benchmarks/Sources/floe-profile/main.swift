@@ -1,0 +1,193 @@
+import Floe
+import Foundation
+
+// A small program that does one object-API workload on a fresh realm, for instruction
+// profiles: `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredW3*'
+// .build/release/floe-profile W3` (W1: `'*measuredAdd*'`). Only the workload's function is
+// counted, so building the data set stays out of the profile. No GRDB: Floe alone.
+
+final class ProfileDog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var color = ""
+    @Persisted var weight = 0.0
+
+    convenience init(index: Int) {
+        self.init()
+        id = index
+        name = "dog\(index)"
+        age = index % 100
+        color = ["black", "brown", "white", "golden", "grey"][index % 5]
+        weight = Double(index % 500) / 10 + 1
+    }
+}
+
+final class ProfilePerson: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+}
+
+final class ProfileLinkedDog: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var owner: ProfilePerson?
+}
+
+final class ProfileNumbers: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var numbers: List<Int>
+}
+
+struct ProfileFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+let count = 100_000
+let arguments = CommandLine.arguments.dropFirst()
+let workloads = arguments.isEmpty ? ["W1", "W3", "W4", "W6", "C2", "C3"] : Array(arguments)
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("floe-profile-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+func openRealm(_ name: String) async throws -> Realm {
+    try await Realm(configuration: Realm.Configuration(
+        fileURL: directory.appendingPathComponent(name), objectTypes: [ProfileDog.self, ProfilePerson.self, ProfileLinkedDog.self, ProfileNumbers.self],
+        durability: .none))
+}
+
+func elapsed(_ label: String, _ body: () async throws -> Void) async rethrows {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await body()
+    let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
+    print("\(label): \(String(format: "%.2f", Double(nanoseconds) / 1e6)) ms")
+}
+
+@inline(never) func measuredW1(_ realm: Realm, count: Int) async throws -> Double {
+    // The objects are made inside the write's closure (which must not share them), and only
+    // the adding is measured.
+    try await realm.write { realm in
+        let dogs = (0..<count).map(ProfileDog.init(index:))
+        let start = DispatchTime.now().uptimeNanoseconds
+        try measuredAdd(realm, dogs)
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+}
+
+@inline(never) func measuredAdd(_ realm: borrowing Realm.Transaction, _ dogs: [ProfileDog]) throws {
+    for dog in dogs { try realm.add(dog) }
+}
+
+// The `measured…` functions are synchronous and run inside the realm's read or write, so a
+// callgrind toggle on their names counts the workload and nothing around it.
+
+@inline(never) func measuredW3(_ realm: borrowing Realm.ReadTransaction) -> Int {
+    realm.objects(ProfileDog.self).reduce(0) { $0 + $1.age }
+}
+
+@inline(never) func measuredW4(_ realm: borrowing Realm.ReadTransaction) -> Int {
+    var length = 0
+    for id in 0..<count { length += realm.object(ofType: ProfileDog.self, forPrimaryKey: id)?.name.utf8.count ?? 0 }
+    return length
+}
+
+@inline(never) func measuredW6(_ realm: borrowing Realm.Transaction) {
+    for dog in realm.objects(ProfileDog.self) { dog.age += 1 }
+}
+
+@inline(never) func measuredC2(_ realm: borrowing Realm.ReadTransaction) -> Int {
+    var sum = 0
+    for value in realm.object(ofType: ProfileNumbers.self, forPrimaryKey: 0)!.numbers { sum &+= value }
+    return sum
+}
+
+@inline(never) func measuredC3(_ realm: borrowing Realm.ReadTransaction) -> Int {
+    var length = 0
+    for dog in realm.objects(ProfileLinkedDog.self) { length += dog.owner?.name.utf8.count ?? 0 }
+    return length
+}
+
+func readW3(_ realm: Realm) async throws -> Int { try await realm.read { realm in measuredW3(realm) } }
+
+func run() async throws {
+for workload in workloads {
+    switch workload {
+    case "W1":
+        let realm = try await openRealm("w1.realm")
+        let milliseconds = try await measuredW1(realm, count: count)
+        print("W1 add 100k: \(String(format: "%.2f", milliseconds)) ms")
+    case "W3", "W4", "W6":
+        let realm = try await openRealm("\(workload).realm")
+        _ = try await measuredW1(realm, count: count)
+        let expected = (0..<count).reduce(0) { $0 + $1 % 100 }
+        _ = try await readW3(realm)   // leaves decoded once, outside the measurement
+        if workload == "W3" {
+            try await elapsed("W3 iterate 100k, sum age") {
+                let sum = try await readW3(realm)
+                guard sum == expected else { throw ProfileFailure(description: "W3 summed \(sum), expected \(expected)") }
+            }
+        } else if workload == "W4" {
+            let expectedLength = (0..<count).reduce(0) { $0 + "dog\($1)".utf8.count }
+            try await elapsed("W4 100k primary-key lookups") {
+                let length = try await realm.read { realm in measuredW4(realm) }
+                guard length == expectedLength else { throw ProfileFailure(description: "W4 read \(length) bytes of names, expected \(expectedLength)") }
+            }
+        } else {
+            try await elapsed("W6 age += 1 on 100k") { try await realm.write { realm in measuredW6(realm) } }
+            let sum = try await readW3(realm)
+            guard sum == expected + count else { throw ProfileFailure(description: "W6 left a sum of \(sum), expected \(expected + count)") }
+        }
+    case "C2":
+        let realm = try await openRealm("c2.realm")
+        try await realm.write { realm in
+            let owner = ProfileNumbers()
+            owner.id = 0
+            try realm.add(owner)
+            owner.numbers.append(objectsIn: (0..<1_000_000).map { ($0 * 7919) % 1_000_003 })
+        }
+        let expected = (0..<1_000_000).reduce(0) { $0 &+ ($1 * 7919) % 1_000_003 }
+        _ = try await realm.read { realm in measuredC2(realm) }
+        try await elapsed("C2 iterate a 1M-int list") {
+            let sum = try await realm.read { realm in measuredC2(realm) }
+            guard sum == expected else { throw ProfileFailure(description: "C2 summed \(sum), expected \(expected)") }
+        }
+    case "C3":
+        let realm = try await openRealm("c3.realm")
+        try await realm.write { realm in
+            for id in 0..<1000 {
+                let person = ProfilePerson()
+                person.id = id
+                person.name = "person\(id)"
+                try realm.add(person)
+            }
+            for id in 0..<count {
+                let dog = ProfileLinkedDog()
+                dog.id = id
+                dog.owner = realm.object(ofType: ProfilePerson.self, forPrimaryKey: (id * 7919) % 1000)
+                try realm.add(dog)
+            }
+        }
+        let expected = (0..<count).reduce(0) { $0 + "person\(($1 * 7919) % 1000)".utf8.count }
+        _ = try await realm.read { realm in measuredC3(realm) }
+        try await elapsed("C3 follow 100k links") {
+            let length = try await realm.read { realm in measuredC3(realm) }
+            guard length == expected else { throw ProfileFailure(description: "C3 read \(length) bytes of names, expected \(expected)") }
+        }
+    default:
+        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 C2 C3")
+    }
+}
+}
+
+// The main thread waits on a semaphore rather than parking in the concurrency runtime's main
+// loop, whose `sigsuspend` valgrind cannot run.
+let finished = DispatchSemaphore(value: 0)
+Task.detached {
+    do {
+        try await run()
+    } catch {
+        print("floe-profile: \(error)")
+        exit(1)
+    }
+    finished.signal()
+}
+finished.wait()

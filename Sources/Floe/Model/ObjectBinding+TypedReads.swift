@@ -1,0 +1,165 @@
+import Foundation
+
+// Typed reads of a managed object's properties. A read of a property of a plain type (the
+// integers, Double, Float, Bool, String, Date and their optionals) on a version where nothing
+// happened since the object's row was last confirmed costs a compare of the read epoch and a
+// load from the leaf's typed column: no `Value`, no `_FloeValue`, no call through the source.
+// Anything else (another type, a row not confirmed, a column not in memory or damaged) takes
+// the checked read, `read(column:)`, which finds the row again, loads, and records damage.
+
+extension ObjectBinding {
+    /// The value of `column` as `V`: the one read `@Persisted` getters and class projections
+    /// make. Inlined into the caller, where `V` is known, so the type tests below fold away
+    /// and a plain type goes straight to its typed read.
+    @inlinable @inline(__always)
+    func read<V: _Persistable>(column: Int, as type: V.Type) -> V {
+        if V.self == Int.self { return unsafeBitCast(readInt(column: column), to: V.self) }
+        if V.self == String.self { return unsafeBitCast(readString(column: column), to: V.self) }
+        if V.self == Double.self { return unsafeBitCast(readDouble(column: column), to: V.self) }
+        if V.self == Bool.self { return unsafeBitCast(readBool(column: column), to: V.self) }
+        if V.self == Int64.self { return unsafeBitCast(Int64(readInt(column: column)), to: V.self) }
+        if V.self == Date.self { return unsafeBitCast(readDate(column: column), to: V.self) }
+        if V.self == Float.self { return unsafeBitCast(readFloat(column: column), to: V.self) }
+        if V.self == Int?.self { return unsafeBitCast(readOptionalInt(column: column), to: V.self) }
+        if V.self == String?.self { return unsafeBitCast(readOptionalString(column: column), to: V.self) }
+        if V.self == Double?.self { return unsafeBitCast(readOptionalDouble(column: column), to: V.self) }
+        if V.self == Bool?.self { return unsafeBitCast(readOptionalBool(column: column), to: V.self) }
+        if V.self == Date?.self { return unsafeBitCast(readOptionalDate(column: column), to: V.self) }
+        return V._floeDecode(read(column: column))
+    }
+
+    /// A one-word value of `type` from the trusted row (nil: take the checked read).
+    @inline(__always)
+    private func trustedWord(_ column: Int, _ type: ColumnType) -> (word: UInt64, isNull: Bool)? {
+        guard stampIsCurrent else { return nil }
+        return cachedPosition?.word(ofColumn: column, type: type)
+    }
+
+    @usableFromInline
+    func readInt(column: Int) -> Int {
+        if let (word, isNull) = trustedWord(column, .int) { return isNull ? 0 : Int(truncatingIfNeeded: Int64(bitPattern: word)) }
+        return Int._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readOptionalInt(column: Int) -> Int? {
+        if let (word, isNull) = trustedWord(column, .int) { return isNull ? nil : Int(truncatingIfNeeded: Int64(bitPattern: word)) }
+        return Int?._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readDouble(column: Int) -> Double {
+        if let (word, isNull) = trustedWord(column, .double) { return isNull ? 0 : Double(bitPattern: word) }
+        return Double._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readOptionalDouble(column: Int) -> Double? {
+        if let (word, isNull) = trustedWord(column, .double) { return isNull ? nil : Double(bitPattern: word) }
+        return Double?._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readFloat(column: Int) -> Float {
+        if let (word, isNull) = trustedWord(column, .float) { return isNull ? 0 : Float(bitPattern: UInt32(truncatingIfNeeded: word)) }
+        return Float._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readBool(column: Int) -> Bool {
+        if let (word, isNull) = trustedWord(column, .bool) { return !isNull && word != 0 }
+        return Bool._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readOptionalBool(column: Int) -> Bool? {
+        if let (word, isNull) = trustedWord(column, .bool) { return isNull ? nil : word != 0 }
+        return Bool?._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readDate(column: Int) -> Date {
+        if let (word, isNull) = trustedWord(column, .timestamp) {
+            return Date(timeIntervalSinceReferenceDate: isNull ? 0 : Double(bitPattern: word))
+        }
+        return Date._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readOptionalDate(column: Int) -> Date? {
+        if let (word, isNull) = trustedWord(column, .timestamp) {
+            return isNull ? nil : Date(timeIntervalSinceReferenceDate: Double(bitPattern: word))
+        }
+        return Date?._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readString(column: Int) -> String {
+        if stampIsCurrent, let (string, _) = cachedPosition?.string(ofColumn: column) { return string }
+        return String._floeDecode(read(column: column))
+    }
+
+    @usableFromInline
+    func readOptionalString(column: Int) -> String? {
+        if stampIsCurrent, let (string, isNull) = cachedPosition?.string(ofColumn: column) { return isNull ? nil : string }
+        return String?._floeDecode(read(column: column))
+    }
+}
+
+// Typed writes: a setter of a plain one-word property (Int, Int64, Double, Bool and the
+// optionals of Int and Double) whose row sits in a leaf the open write already owns writes the word in place.
+// Everything else (another type, a row not owned yet, a key, an indexed or narrower column,
+// no open write) takes the checked write, `write(_:column:)`, as before.
+
+extension ObjectBinding {
+    /// Sets `column` to `value`: the one write `@Persisted` setters make. Inlined into the
+    /// caller, where `V` is known, so a plain type goes straight to its typed write.
+    @inlinable @inline(__always)
+    func write<V: _Persistable>(_ value: V, column: Int) {
+        if V.self == Int.self { return writeInt(unsafeBitCast(value, to: Int.self), column: column) }
+        if V.self == Double.self { return writeDouble(unsafeBitCast(value, to: Double.self), column: column) }
+        if V.self == Bool.self { return writeBool(unsafeBitCast(value, to: Bool.self), column: column) }
+        if V.self == Int64.self { return writeInt(Int(unsafeBitCast(value, to: Int64.self)), column: column) }
+        if V.self == Int?.self { return writeOptionalInt(unsafeBitCast(value, to: Int?.self), column: column) }
+        if V.self == Double?.self { return writeOptionalDouble(unsafeBitCast(value, to: Double?.self), column: column) }
+        write(value._floeEncoded, column: column)
+    }
+
+    /// Writes one word in place when the trusted row's leaf is the open write's own; false:
+    /// nothing was written, take the checked write.
+    @inline(__always)
+    private func writeInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int) -> Bool {
+        guard stampIsCurrent, let position = cachedPosition, let transaction = source.openTransaction else { return false }
+        return transaction.writeWordInPlace(word, isNull: isNull, type: type, in: tableBinding.table, column: column, at: position)
+    }
+
+    @usableFromInline
+    func writeInt(_ value: Int, column: Int) {
+        if writeInPlace(UInt64(bitPattern: Int64(value)), isNull: false, type: .int, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeOptionalInt(_ value: Int?, column: Int) {
+        if writeInPlace(UInt64(bitPattern: Int64(value ?? 0)), isNull: value == nil, type: .int, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeDouble(_ value: Double, column: Int) {
+        if writeInPlace(value.bitPattern, isNull: false, type: .double, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeOptionalDouble(_ value: Double?, column: Int) {
+        if writeInPlace(value?.bitPattern ?? 0, isNull: value == nil, type: .double, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeBool(_ value: Bool, column: Int) {
+        if writeInPlace(value ? 1 : 0, isNull: false, type: .bool, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+}
