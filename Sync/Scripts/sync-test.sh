@@ -2,7 +2,7 @@
 # Opt-in end-to-end test of two-way sync (not part of CI): installs PostgreSQL from Debian's
 # packages when it is missing, runs it on 127.0.0.1 in a temporary directory, builds and starts
 # floe-sync-server, and runs 3 clients (separate processes, separate files) doing random writes
-# with random disconnects. One client is killed with SIGKILL in the middle of a large upload and
+# with random disconnects. PostgreSQL is stopped for 2 s while they write. One client is killed with SIGKILL in the middle of a large upload and
 # restarted; the server is killed and restarted while clients write. At the end every client's
 # realm must equal the PostgreSQL tables object by object, and every write a client journaled
 # after committing it must be in the server's change log (0 lost writes).
@@ -81,6 +81,14 @@ sleep 1
 start_server
 echo "server back on $url"
 client c2 --seconds "$((seconds / 2))" --flaky
+# PostgreSQL goes down for a moment: uploads fail, nothing is half-applied, clients retry.
+sleep 2
+as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null
+echo "stopped PostgreSQL"
+sleep 2
+as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg -c fsync=on" start >/dev/null
+echo "PostgreSQL back"
 wait "${pids[@]}" 2>/dev/null || true
 pids=()
 

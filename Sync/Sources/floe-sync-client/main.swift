@@ -216,6 +216,83 @@ case "run":
     await client.stop()
     if !synchronized { exit(3) }
 
+case "bench-upload":
+    // Objects/s into PostgreSQL: N objects written offline in transactions of 100, then one
+    // client uploads them; timed from start() until the server has acknowledged them all.
+    guard let file = argument("--file"), let server = argument("--server"), let count = Int(argument("--objects") ?? "") else {
+        fail("bench-upload needs --file, --server and --objects")
+    }
+    let realm = try await Realm(configuration: configuration(file))
+    var written = 0
+    while written < count {
+        let first = written
+        let last = min(count, written + 100)
+        try await realm.write { realm in
+            for id in first..<last {
+                _ = try realm.create(Item.self, value: ["id": id, "title": "item \(id)", "count": id, "score": Double(id) / 3, "tags": ["a", "b"]])
+            }
+        }
+        written = last
+    }
+    let client = try SyncClient(realm: realm, types: syncedTypes, transport: WebSocketSyncTransport(url: server))
+    let clock = ContinuousClock()
+    let started = clock.now
+    try await client.start()
+    guard await synchronize(client, seconds: 600) else { fail("not synchronized after 600 s: \(await client.lastError.map(String.init(describing:)) ?? "")") }
+    let elapsed = clock.now - started
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    print(String(format: "upload: %d objects in %.2f s = %.0f objects/s", count, seconds, Double(count) / seconds))
+    await client.stop()
+
+case "bench-latency":
+    // From a commit on one client to the change in another client's realm: A writes one
+    // object, B's realm holds it once B has applied the next server version.
+    guard let directory = argument("--dir"), let server = argument("--server"), let samples = Int(argument("--samples") ?? "") else {
+        fail("bench-latency needs --dir, --server and --samples")
+    }
+    let a = try await Realm(configuration: configuration(directory + "/latency-a.floe"))
+    let b = try await Realm(configuration: configuration(directory + "/latency-b.floe"))
+    let transport = WebSocketSyncTransport(url: server)
+    let clientA = try SyncClient(realm: a, types: syncedTypes, transport: transport)
+    let clientB = try SyncClient(realm: b, types: syncedTypes, transport: transport)
+    try await clientA.start()
+    try await clientB.start()
+    guard await synchronize(clientA, seconds: 600), await synchronize(clientB, seconds: 600) else { fail("not synchronized") }
+    let clock = ContinuousClock()
+    var latencies: [Double] = []
+    for sample in 0..<(samples + 10) {
+        let target = await clientB.serverVersion + 1
+        let started = clock.now
+        try await a.write { realm in _ = try realm.create(Item.self, value: ["id": 50_000_000 + sample, "title": "sample \(sample)"], update: .modified) }
+        await clientB.waitForServerVersion(target)
+        let elapsed = clock.now - started
+        guard try await b.read({ realm in realm.object(ofType: Item.self, forPrimaryKey: 50_000_000 + sample) != nil }) else { fail("B misses sample \(sample)") }
+        if sample >= 10 { latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000) }
+    }
+    latencies.sort()
+    func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+    print(String(format: "latency: %d samples, p50 %.2f ms, p99 %.2f ms, max %.2f ms", latencies.count, percentile(0.5), percentile(0.99), latencies.last!))
+    await clientA.stop()
+    await clientB.stop()
+
+case "bench-catchup":
+    // A new client downloads the whole log: timed from start() until the realm holds the
+    // server's newest version.
+    guard let file = argument("--file"), let server = argument("--server"), let changes = Int(argument("--changes") ?? "") else {
+        fail("bench-catchup needs --file, --server and --changes")
+    }
+    let realm = try await Realm(configuration: configuration(file))
+    let client = try SyncClient(realm: realm, types: syncedTypes, transport: WebSocketSyncTransport(url: server))
+    let clock = ContinuousClock()
+    let started = clock.now
+    try await client.start()
+    guard await synchronize(client, seconds: 3600) else { fail("not synchronized after an hour") }
+    let elapsed = clock.now - started
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let objects = try await realm.read { realm in realm.objects(Item.self).count }
+    print(String(format: "catch-up: %d changes (%d objects) in %.2f s = %.0f changes/s", changes, objects, seconds, Double(changes) / seconds))
+    await client.stop()
+
 default:
-    fail("unknown command '\(command)' (schema, run, dump)")
+    fail("unknown command '\(command)' (schema, run, dump, bench-upload, bench-latency, bench-catchup)")
 }
