@@ -104,11 +104,33 @@ struct Database: Sendable {
                 done = version
             }
             var applied: [ObjectChange] = []
+            // Consecutive inserts into one class go in one statement (keys distinct, the same
+            // properties); everything else, one statement each, in order.
+            var inserts: [ObjectChange] = []
+            var insertKeys: Set<SyncValue> = []
+            func flush() async throws {
+                guard !inserts.isEmpty else { return }
+                try await insert(inserts, on: connection)
+                applied += inserts
+                inserts = []
+                insertKeys = []
+            }
             for transaction in transactions where transaction.localVersion > UInt64(done) {
-                for change in transaction.changes where try await apply(change, on: connection) {
-                    applied.append(change)
+                for change in transaction.changes {
+                    if change.operation == .insert {
+                        if let first = inserts.first, first.className != change.className || Set(first.values.keys) != Set(change.values.keys)
+                            || insertKeys.contains(change.key) || inserts.count >= 1000 {
+                            try await flush()
+                        }
+                        inserts.append(change)
+                        insertKeys.insert(change.key)
+                        continue
+                    }
+                    try await flush()
+                    if try await apply(change, on: connection) { applied.append(change) }
                 }
             }
+            try await flush()
             var version: Int64 = 0
             if applied.isEmpty {
                 for try await latest in try await connection.query("SELECT coalesce(max(version), 0)::bigint FROM floe_log", logger: logger).decode(Int64.self) {
@@ -135,6 +157,31 @@ struct Database: Sendable {
                 """, logger: logger)
             return UInt64(version)
         }
+    }
+
+    /// Inserts of one class with the same properties and distinct keys, in one statement:
+    /// each writes every property it carries (creating the row, or overwriting it).
+    private func insert(_ changes: [ObjectChange], on connection: PostgresConnection) async throws {
+        guard let first = changes.first, let syncClass = schema[first.className],
+              let keyProperty = syncClass.property(named: syncClass.primaryKey) else { return }
+        let properties = first.values.keys.sorted().filter { $0 != syncClass.primaryKey }.compactMap { syncClass.property(named: $0) }
+        var bindings = PostgresBindings(capacity: changes.count * (properties.count + 1))
+        var rows: [String] = []
+        for change in changes {
+            var row: [String] = []
+            bindings.append(try Self.text(change.key))
+            row.append(placeholder(bindings.count, keyProperty))
+            for property in properties {
+                bindings.append(try Self.text(change.values[property.name] ?? .null))
+                row.append(placeholder(bindings.count, property))
+            }
+            rows.append("(" + row.joined(separator: ", ") + ")")
+        }
+        let keyColumn = Self.quote(syncClass.primaryKey)
+        let names = properties.map { Self.quote($0.name) }
+        let update = names.isEmpty ? "NOTHING" : "UPDATE SET " + names.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(Self.quote(syncClass.name)) (\(([keyColumn] + names).joined(separator: ", "))) VALUES \(rows.joined(separator: ", ")) ON CONFLICT (\(keyColumn)) DO \(update)"
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 
     /// One change by the conflict rules; whether it applied.
@@ -176,21 +223,22 @@ struct Database: Sendable {
 
     /// The logged changes after `version`: whole server versions, about `limit` changes at most
     /// (a larger version comes whole). Returns the changes and the newest version they reach.
-    func changes(after version: UInt64, limit: Int) async throws -> (changes: [ObjectChange], through: UInt64) {
-        let decoder = JSONDecoder()
-        var changes: [ObjectChange] = []
+    /// Each change is the JSON of an `ObjectChange`, as logged: the server passes it on without
+    /// decoding it.
+    func changes(after version: UInt64, limit: Int) async throws -> (changes: [String], through: UInt64) {
+        var changes: [String] = []
         var versions: [Int64] = []
         let rows = try await client.query("SELECT version, change::text FROM floe_log WHERE version > \(Int64(version)) ORDER BY version, seq LIMIT \(limit)", logger: logger)
         for try await (rowVersion, text) in rows.decode((Int64, String).self) {
             versions.append(rowVersion)
-            changes.append(try decoder.decode(ObjectChange.self, from: Data(text.utf8)))
+            changes.append(text)
         }
         guard let last = versions.last else { return ([], version) }
         if changes.count == limit {
             // The page may have cut the last version: fetch the rest of it.
             let seen = versions.filter { $0 == last }.count
             let rest = try await client.query("SELECT change::text FROM floe_log WHERE version = \(last) ORDER BY seq OFFSET \(seen)", logger: logger)
-            for try await text in rest.decode(String.self) { changes.append(try decoder.decode(ObjectChange.self, from: Data(text.utf8))) }
+            for try await text in rest.decode(String.self) { changes.append(text) }
         }
         return (changes, UInt64(last))
     }
