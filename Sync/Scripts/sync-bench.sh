@@ -39,7 +39,8 @@ bin=$(swift build -c release --show-bin-path)
 fresh() {   # an empty database and a new server
     [ -n "$server_pid" ] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
     psql_ -c 'DROP TABLE IF EXISTS "Item", "Owner", floe_log, floe_clients; DROP SEQUENCE IF EXISTS floe_server_version'
-    rm -f "$work"/*.floe "$work/server.log"
+    rm -f "$work"/*.floe
+    : > "$work/server.log"
     "$bin/floe-sync-server" --schema "$work/schema.json" --port 0 --pg-port "$pgport" >"$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 1 200); do

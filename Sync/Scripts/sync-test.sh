@@ -43,6 +43,7 @@ swift build 2>&1 | tail -1
 bin=$(swift build --show-bin-path)
 "$bin/floe-sync-client" schema > "$work/schema.json"
 
+: > "$work/server.log"
 start_server() {
     "$bin/floe-sync-server" --schema "$work/schema.json" --port "${port:-0}" --pg-port "$pgport" >>"$work/server.log" 2>&1 &
     server_pid=$!
