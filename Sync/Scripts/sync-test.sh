@@ -145,4 +145,80 @@ print(f"journaled writes checked: {checked}, lost: {lost}")
 failed |= lost > 0
 sys.exit(1 if failed else 0)
 PY
+# Bad input, straight over the WebSocket: a future schema version is refused at hello; a batch
+# with one wrong value or an unknown class is refused with a typed error naming the class,
+# property and value, and nothing of it reaches PostgreSQL.
+before="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max(version), 0) FROM floe_log')"
+python3 - "$port" <<'PY'
+import base64, json, os, socket, struct, sys
+port = int(sys.argv[1])
+
+def fail(message):
+    print("FAIL " + message)
+    sys.exit(1)
+
+def read_exact(sock, count):
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            fail("the WebSocket closed")
+        data += chunk
+    return data
+
+def receive(sock):
+    first, second = read_exact(sock, 2)
+    length = second & 0x7F
+    if length == 126:
+        length = struct.unpack("!H", read_exact(sock, 2))[0]
+    elif length == 127:
+        length = struct.unpack("!Q", read_exact(sock, 8))[0]
+    return json.loads(read_exact(sock, length))
+
+def send(sock, message):
+    payload = json.dumps(message).encode()
+    mask = os.urandom(4)
+    header = bytes([0x81]) + (bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + struct.pack("!H", len(payload)))
+    sock.sendall(header + mask + bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload)))
+
+def connect(schema_version):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(("GET /sync HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += read_exact(sock, 1)
+    send(sock, {"hello": {"clientID": "bad-input-check", "protocolVersion": 1, "schemaVersion": schema_version, "serverVersion": 1 << 40}})
+    return sock, receive(sock)
+
+_, answer = connect(99)
+if answer != {"error": {"_0": {"futureSchemaVersion": {"client": 99, "server": 1}}}}:
+    fail("a future schema version was answered with %r" % answer)
+print("ok a future schema version is refused:", json.dumps(answer))
+
+def insert(key, title):
+    return {"className": "Item", "key": {"int": key}, "operation": "insert", "values": {"id": {"int": key}, "title": title}}
+
+sock, answer = connect(1)
+if "welcome" not in answer:
+    fail("no welcome: %r" % answer)
+send(sock, {"upload": {"throughLocalVersion": 1, "transactions": [{"localVersion": 1, "changes": [
+    insert(90000001, {"string": "fine"}), insert(90000002, {"int": 5})]}]}})
+answer = receive(sock)
+error = answer.get("error", {}).get("_0", {}).get("wrongType")
+if not error or error["className"] != "Item" or error["property"] != "title" or "5" not in error["value"]:
+    fail("a wrong type was answered with %r" % answer)
+print("ok a wrong type is refused:", json.dumps(answer))
+send(sock, {"upload": {"throughLocalVersion": 2, "transactions": [{"localVersion": 2, "changes": [
+    insert(90000003, {"string": "fine"}), {"className": "Cat", "key": {"int": 1}, "operation": "delete", "values": {}}]}]}})
+answer = receive(sock)
+if answer != {"error": {"_0": {"unknownClass": {"className": "Cat"}}}}:
+    fail("an unknown class was answered with %r" % answer)
+print("ok an unknown class is refused:", json.dumps(answer))
+PY
+after="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max(version), 0) FROM floe_log')"
+[ "$before" = "$after" ] || { echo "FAIL the refused batches changed PostgreSQL ($before -> $after)"; exit 1; }
+[ "$(psql_ -c "SELECT count(*) FROM \"Item\" WHERE id >= 90000001")" = 0 ] || { echo "FAIL a refused insert reached PostgreSQL"; exit 1; }
+echo "ok nothing of the refused batches reached PostgreSQL ($after items|server version)"
 echo "sync end-to-end: all checks passed"
