@@ -182,3 +182,39 @@ import FloeSync
         }
     }
 }
+
+/// Server changes applied in server order, whatever the order of classes in a message.
+@Suite struct ServerChangeApplyTests {
+    @Test func aLinkToAnObjectCreatedLaterInTheSameMessageIsSet() async throws {
+        let scratch = try Scratch()
+        let server = FakeServer(schema: testSchema)
+        // Another device's upload, straight to the server: the todo names its owner before
+        // the owner exists, and a second todo links to someone who never comes.
+        let other = try await server.connect()
+        try await other.send(.hello(clientID: "other", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: 0))
+        _ = try await other.receive()
+        try await other.send(.upload(transactions: [UploadedTransaction(localVersion: 1, changes: [
+            ObjectChange(className: "Todo", key: .int(1), operation: .insert,
+                         values: ["id": .int(1), "title": .string("walk"), "owner": .link(className: "Person", key: .string("bob"))]),
+            ObjectChange(className: "Todo", key: .int(2), operation: .insert,
+                         values: ["id": .int(2), "owner": .link(className: "Person", key: .string("nobody"))]),
+            ObjectChange(className: "Person", key: .string("bob"), operation: .insert, values: ["id": .string("bob"), "name": .string("Bob")]),
+        ])], throughLocalVersion: 1))
+        #expect(await server.version == 1)
+
+        let realm = try await Realm(configuration: scratch.configuration("a"))
+        let client = try SyncClient(realm: realm, types: [Todo.self, Person.self], transport: server, options: fastOptions())
+        try await client.start()
+        #expect(await eventually { await caughtUp(client, server) })
+        let owners = try await realm.read { realm in
+            (realm.object(ofType: Todo.self, forPrimaryKey: 1)?.owner?.name, realm.object(ofType: Todo.self, forPrimaryKey: 2)?.owner == nil)
+        }
+        #expect(owners.0 == "Bob")
+        #expect(owners.1)
+        // Applying a server message uploads nothing back.
+        await client.waitUntilSynchronized()
+        #expect(await server.appliedLocalVersions[client.clientID] == nil)
+        await client.stop()
+        await other.close()
+    }
+}
