@@ -73,7 +73,7 @@
 }
 
 /// History that compaction keeps: a sync client stores in the file (in a table named
-/// ``Store/historyPinTable``, column ``Store/historyPinColumn``) the newest local version its
+/// `Store.historyPinTable`, column `Store.historyPinColumn`) the newest local version its
 /// server has acknowledged; compaction then copies every version from the oldest such pin to
 /// the newest instead of the newest alone, so the change feed can still be read from it. The
 /// pin lives in the file itself, so it holds whoever compacts: a commit's automatic
