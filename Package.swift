@@ -7,6 +7,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Floe", targets: ["Floe"]),
+        // Two-way sync's client side and protocol; the server lives in Sync/ (its own package).
+        .library(name: "FloeSync", targets: ["FloeSync"]),
         .executable(name: "floe", targets: ["floe"]),
     ],
     targets: [
@@ -17,10 +19,12 @@ let package = Package(
                 .define("FLOE_INVARIANTS", .when(configuration: .debug)),
             ]
         ),
+        .target(name: "FloeSync", dependencies: ["Floe"]),
         .executableTarget(name: "floe", dependencies: ["Floe"]),
         // A child process the crash tests start and kill at random points.
         .executableTarget(name: "FloeCrashChild", dependencies: ["Floe"], path: "Tests/FloeCrashChild"),
         .testTarget(name: "FloeTests", dependencies: ["Floe", "FloeCrashChild", "floe"]),
+        .testTarget(name: "FloeSyncTests", dependencies: ["Floe", "FloeSync"]),
     ],
     swiftLanguageModes: [.v6]
 )

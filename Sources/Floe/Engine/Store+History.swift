@@ -71,3 +71,50 @@
         return VersionHistory(file: file, records: records.reversed())
     }
 }
+
+/// History that compaction keeps: a sync client stores in the file (in a table named
+/// `Store.historyPinTable`, column `Store.historyPinColumn`) the newest local version its
+/// server has acknowledged; compaction then copies every version from the oldest such pin to
+/// the newest instead of the newest alone, so the change feed can still be read from it. The
+/// pin lives in the file itself, so it holds whoever compacts: a commit's automatic
+/// compaction, `compact()`, or `shouldCompactOnLaunch` before any sync client has started.
+extension Store {
+    /// The table whose rows pin history (FloeSync's `FloeSyncState`).
+    static let historyPinTable = "FloeSyncState"
+    /// The integer column that holds each row's pinned version.
+    static let historyPinColumn = "acknowledgedLocalVersion"
+
+    /// The oldest version a pin in the newest version asks to keep (nil: no pin, or nothing
+    /// older than the newest version to keep).
+    func pinnedHistoryVersion() throws(FloeError) -> UInt64? {
+        let (version, root) = state.withLock { ($0.version, $0.root) }
+        let snapshot = Snapshot(version: version, group: root, pin: nil)
+        guard let table = try snapshot.tableIfPresent(named: Self.historyPinTable),
+              let column = try snapshot.spec(of: table).columnIndex(named: Self.historyPinColumn) else { return nil }
+        var oldest: UInt64?
+        for key in try snapshot.objectKeys(in: table) {
+            guard case .int(let pinned) = try snapshot.value(in: table, key: key, column: column) else { continue }
+            let pin = UInt64(max(0, pinned))
+            oldest = min(oldest ?? pin, pin)
+        }
+        guard let oldest, oldest < version else { return nil }
+        return oldest
+    }
+
+    /// The versions compaction must copy, oldest first (nil: the newest alone).
+    func retainedHistory(in file: StorageFile) throws(FloeError) -> [(version: UInt64, rootRef: UInt64)]? {
+        guard let pinned = try pinnedHistoryVersion() else { return nil }
+        let newest = state.withLock { $0.newestRecord }
+        var history: [(version: UInt64, rootRef: UInt64)]
+        do {
+            history = try Self.history(from: pinned, in: file, newest: newest, path: path).records
+        } catch .versionUnavailable(_, _, let oldest, _) where oldest > pinned {
+            // An earlier compaction (before the pin was made) kept less: keep all there is.
+            history = try Self.history(from: oldest, in: file, newest: newest, path: path).records
+        }
+        // Version 0 is the empty file before the first commit: the copy's chain starts at 1,
+        // which is how a file that was never compacted starts too.
+        if history.first?.version == 0 { history.removeFirst() }
+        return history
+    }
+}

@@ -379,7 +379,11 @@ import Synchronization
         FileHandle.remove(temporary)
         let copy: StorageFile
         do {
-            copy = try Compactor.copy(file: file, to: temporary, reportedPath: path, durability: options.durability)
+            if let kept = try retainedHistory(in: file) {
+                copy = try Compactor.copy(file: file, history: kept, to: temporary, reportedPath: path, durability: options.durability)
+            } else {
+                copy = try Compactor.copy(file: file, to: temporary, reportedPath: path, durability: options.durability)
+            }
         } catch {
             FileHandle.remove(temporary)
             throw error

@@ -39,4 +39,37 @@ enum Compactor {
         try target.sync()
         return target
     }
+
+    /// Writes every version of `history` (oldest first: version and root offset, 0 for an
+    /// empty version) into a new file, one commit record each, chained as the original's were:
+    /// a node shared by several versions is copied once and shared in the copy too. The newest
+    /// record counts every copied byte as live (the older versions are kept on purpose).
+    static func copy(file: StorageFile, history: [(version: UInt64, rootRef: UInt64)], to openPath: String,
+                     reportedPath: String, durability: Durability) throws(FloeError) -> StorageFile {
+        let target = try StorageFile.open(path: reportedPath, openPath: openPath, readOnly: false, durability: durability)
+        var copied: [UInt64: UInt64] = [:]
+        var total: UInt64 = 0
+        for (version, rootRef) in history {
+            var chunk = target.makeChunk()
+            func copyNode(at offset: UInt64) throws(FloeError) -> UInt64 {
+                if let done = copied[offset] { return done }
+                var image = try file.readNode(at: offset)
+                for index in image.children.indices where image.children[index] != 0 {
+                    image.children[index] = try copyNode(at: image.children[index])
+                }
+                let newOffset = chunk.append(image)
+                copied[offset] = newOffset
+                if chunk.bufferedCount >= flushThreshold {
+                    let (at, bytes) = chunk.takeBufferedBytes()
+                    try target.writeStreamed(bytes, at: at)
+                }
+                return newOffset
+            }
+            let root = rootRef == 0 ? 0 : try copyNode(at: rootRef)
+            total += chunk.nextOffset - chunk.start - UInt64(ChunkHeader.size)
+            try target.append(&chunk, version: version, rootRef: root, liveBytes: total, sync: false)
+        }
+        try target.sync()
+        return target
+    }
 }

@@ -1,0 +1,319 @@
+import Foundation
+@_spi(Engine) import Floe
+
+/// Keeps a realm in sync with a server, both ways: it uploads the realm's changes to the
+/// synced classes (read from the change feed after the last version the server acknowledged,
+/// batched, in order, retried with back-off) and applies the server's changes in one write
+/// each. Its cursors live in the realm's file (``FloeSyncState``), so a client that restarts —
+/// or was offline for a week — resumes where it was; changes made offline wait in the file's
+/// history, which compaction keeps from the acknowledged version on.
+///
+/// ```swift
+/// let client = try SyncClient(realm: realm, types: [Todo.self], transport: WebSocketSyncTransport(url: server))
+/// try await client.start()
+/// try await realm.write { realm in try realm.create(Todo.self, value: ["id": 1, "title": "milk"]) }
+/// ```
+public actor SyncClient {
+    /// Tuning.
+    public struct Options: Sendable {
+        /// The most object changes one upload carries (whole transactions are never split, so a
+        /// larger transaction travels alone).
+        public var batchSize = 1000
+        /// The first wait before reconnecting; it doubles on each failure.
+        public var minimumBackoff: Duration = .milliseconds(50)
+        /// The longest wait before reconnecting.
+        public var maximumBackoff: Duration = .seconds(5)
+        /// The schema version the client announces (the realm's `Configuration.schemaVersion` by default).
+        public var schemaVersion: UInt64?
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The model class that holds the client's cursors: list it in `Configuration.objectTypes`.
+    public static var stateType: FloeSyncState.Type { FloeSyncState.self }
+
+    let realm: Realm
+    let transport: any SyncTransport
+    let types: SyncedTypes
+    let options: Options
+    let store: Store
+    private var runner: Task<Void, Never>?
+    private var stopped = false
+
+    /// The client's identity towards the server.
+    public private(set) var clientID = ""
+    /// Every synced change up to this local version is stored by the server.
+    public private(set) var acknowledgedLocalVersion: UInt64 = 0
+    /// The newest server version applied to the realm.
+    public private(set) var serverVersion: UInt64 = 0
+    /// Whether a connection is up and its handshake done.
+    public private(set) var isConnected = false
+    /// The last error met (a refusal from the server, a broken connection); cleared by the next acknowledgement.
+    public private(set) var lastError: SyncError?
+    /// Local versions the uploader has looked at with nothing left unacknowledged.
+    private var settledLocalVersion: UInt64 = 0
+    /// The newest server version the server announced or sent.
+    private var knownServerVersion: UInt64 = 0
+    /// The acknowledgement the uploader waits for, within the current connection.
+    private var acknowledgedInSession: UInt64 = 0
+    private var acknowledgementWaiter: (version: UInt64, continuation: CheckedContinuation<Void, any Error>)?
+    private var progressWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// A client for `realm` that syncs the classes `types` through `transport`.
+    ///
+    /// - Throws: ``SyncError/noPrimaryKey(className:)`` for a class without a primary key, and
+    ///   ``SyncError/historyUnavailable(version:detail:)`` for an in-memory realm.
+    public init(realm: Realm, types: [Object.Type], transport: any SyncTransport, options: Options = Options()) throws {
+        guard let url = syncedFileURL(realm) else {
+            throw SyncError.historyUnavailable(version: 0, detail: "an in-memory realm has no history to sync from; give it a file")
+        }
+        var byName: [String: Object.Type] = [:]
+        var keys: [String: String] = [:]
+        for type in types {
+            guard let key = type.init().objectSchema.primaryKeyProperty?.columnName else {
+                throw SyncError.noPrimaryKey(className: type.className())
+            }
+            byName[type.className()] = type
+            keys[type.className()] = key
+        }
+        self.realm = realm
+        self.transport = transport
+        self.types = SyncedTypes(byName: byName, primaryKeys: keys)
+        self.options = options
+        self.store = try Store.open(path: url.path)
+    }
+
+    /// Loads (or makes) the client's state and starts syncing in the background. Safe to call
+    /// while offline: the client keeps retrying, and the realm works on without it.
+    public func start() async throws {
+        guard runner == nil else { return }
+        let (id, acknowledged, server) = try await realm.write { realm -> (String, Int, Int) in
+            if let state = realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0) {
+                return (state.clientID, state.acknowledgedLocalVersion, state.serverVersion)
+            }
+            let state = try realm.create(FloeSyncState.self, value: ["id": 0, "clientID": UUID().uuidString])
+            return (state.clientID, 0, 0)
+        }
+        clientID = id
+        acknowledgedLocalVersion = UInt64(acknowledged)
+        settledLocalVersion = acknowledgedLocalVersion
+        serverVersion = UInt64(server)
+        stopped = false
+        runner = Task { await self.run() }
+    }
+
+    /// Stops syncing and closes the connection; what is not acknowledged stays queued in the file.
+    public func stop() async {
+        stopped = true
+        runner?.cancel()
+        acknowledgementWaiter.take()?.continuation.resume(throwing: CancellationError())
+        await runner?.value
+        runner = nil
+        isConnected = false
+    }
+
+    /// Waits until every synced change committed up to the realm's current version is
+    /// acknowledged by the server and the realm holds every server version the client knows of.
+    public func waitUntilSynchronized() async {
+        let target = store.currentVersion
+        while !(settledLocalVersion >= target || acknowledgedLocalVersion >= target) || serverVersion < knownServerVersion || !isConnected {
+            if Task.isCancelled || stopped { return }
+            await withCheckedContinuation { progressWaiters.append($0) }
+        }
+    }
+
+    /// Waits until the realm holds server version `version` (or later).
+    public func waitForServerVersion(_ version: UInt64) async {
+        while serverVersion < version {
+            if Task.isCancelled || stopped { return }
+            await withCheckedContinuation { progressWaiters.append($0) }
+        }
+    }
+
+    private func progressed() {
+        let waiters = progressWaiters
+        progressWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Sessions
+
+    private func run() async {
+        var failures = 0
+        while !Task.isCancelled && !stopped {
+            do {
+                try await session { failures = 0 }
+            } catch {
+                if Task.isCancelled || stopped { break }
+                if let error = error as? SyncError { lastError = error } else { lastError = .connection(detail: "\(error)") }
+            }
+            isConnected = false
+            progressed()
+            if Task.isCancelled || stopped { break }
+            failures += 1
+            let scale = 1 << min(failures - 1, 16)
+            var wait = options.minimumBackoff * scale
+            if wait > options.maximumBackoff { wait = options.maximumBackoff }
+            // Up to a quarter of jitter, so that clients cut off together do not return together.
+            wait += wait * Double.random(in: 0..<0.25)
+            try? await Task.sleep(for: wait)
+        }
+        progressed()
+    }
+
+    /// One connection: handshake, then uploading and downloading side by side until either fails.
+    private func session(connected: () -> Void) async throws {
+        let connection = try await transport.connect()
+        do {
+            let schemaVersion = options.schemaVersion ?? realm.configuration.schemaVersion
+            try await connection.send(.hello(clientID: clientID, protocolVersion: syncProtocolVersion,
+                                             schemaVersion: schemaVersion, serverVersion: serverVersion))
+            switch try await connection.receive() {
+            case .welcome(let latest, let acknowledged)?:
+                knownServerVersion = max(knownServerVersion, latest)
+                if acknowledged > acknowledgedLocalVersion { try await storeAcknowledgement(acknowledged) }
+            case .error(let error)?:
+                throw error
+            case let other?:
+                throw SyncError.connection(detail: "expected a welcome, got \(other)")
+            case nil:
+                throw SyncError.connection(detail: "the server closed the connection during the handshake")
+            }
+            acknowledgedInSession = acknowledgedLocalVersion
+            isConnected = true
+            connected()
+            progressed()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.download(connection) }
+                group.addTask { try await self.upload(connection) }
+                defer { group.cancelAll() }
+                do {
+                    try await group.next()
+                    throw SyncError.connection(detail: "the server closed the connection")
+                } catch {
+                    await connection.close()
+                    failAcknowledgementWait(error)
+                    throw error
+                }
+            }
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    private func failAcknowledgementWait(_ error: any Error) {
+        acknowledgementWaiter.take()?.continuation.resume(throwing: error)
+    }
+
+    // MARK: Download
+
+    private func download(_ connection: any SyncConnection) async throws {
+        while let message = try await connection.receive() {
+            switch message {
+            case .changes(let from, let to, let changes):
+                try await applyServerChanges(from: from, to: to, changes)
+            case .acknowledge(let localVersion, let latest):
+                knownServerVersion = max(knownServerVersion, latest)
+                acknowledgedInSession = max(acknowledgedInSession, localVersion)
+                if let waiter = acknowledgementWaiter, localVersion >= waiter.version {
+                    acknowledgementWaiter = nil
+                    waiter.continuation.resume()
+                }
+            case .error(let error):
+                lastError = error
+                throw error
+            case .welcome:
+                throw SyncError.connection(detail: "a second welcome in one connection")
+            }
+        }
+    }
+
+    private func applyServerChanges(from: UInt64, to: UInt64, _ changes: [ObjectChange]) async throws {
+        guard from == serverVersion else {
+            throw SyncError.connection(detail: "the server sent versions after \(from), but the realm holds \(serverVersion)")
+        }
+        let applier = ServerChangeApplier(types: types)
+        try await realm.write { realm in
+            try applier.apply(changes, in: realm)
+            realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0)?.serverVersion = Int(to)
+        }
+        serverVersion = to
+        knownServerVersion = max(knownServerVersion, to)
+        progressed()
+    }
+
+    // MARK: Upload
+
+    private func upload(_ connection: any SyncConnection) async throws {
+        let start = acknowledgedLocalVersion
+        let feed: ChangeFeed
+        do {
+            feed = try realm.changeFeed(since: start)
+        } catch FloeError.versionUnavailable(_, _, let oldest, _) {
+            throw SyncError.historyUnavailable(version: start, detail: "the file's history starts at version \(oldest)")
+        }
+        var iterator = feed.makeAsyncIterator()
+        while !Task.isCancelled {
+            var transactions: [UploadedTransaction] = []
+            var count = 0
+            var through: UInt64 = 0
+            repeat {
+                guard let transaction = try await iterator.next() else { return }
+                through = transaction.version
+                if let uploaded = uploadable(transaction) {
+                    transactions.append(uploaded)
+                    count += uploaded.changes.count
+                }
+            } while count < options.batchSize && store.currentVersion > through
+            if transactions.isEmpty {
+                // Nothing to send: only the client's own writes (server changes, cursors).
+                if acknowledgementWaiter == nil { settle(through) }
+                continue
+            }
+            try await connection.send(.upload(transactions: transactions, throughLocalVersion: through))
+            try await waitForAcknowledgement(of: through)
+            try await storeAcknowledgement(through)
+        }
+    }
+
+    /// The transaction's changes to synced classes; nil for the client's own writes (which
+    /// carry server changes or cursors, and must not be sent back) and for local-only classes.
+    private func uploadable(_ transaction: ChangeFeedTransaction) -> UploadedTransaction? {
+        if transaction.objects.contains(where: { $0.className == FloeSyncState.className() }) { return nil }
+        var changes: [ObjectChange] = []
+        for object in transaction.objects where types.byName[object.className] != nil {
+            switch object.operation {
+            case .insert(let values):
+                changes.append(ObjectChange(className: object.className, key: SyncValue(object.key), operation: .insert, values: values.mapValues(SyncValue.init)))
+            case .update(let values):
+                changes.append(ObjectChange(className: object.className, key: SyncValue(object.key), operation: .update, values: values.mapValues(SyncValue.init)))
+            case .delete:
+                changes.append(ObjectChange(className: object.className, key: SyncValue(object.key), operation: .delete))
+            }
+        }
+        return changes.isEmpty ? nil : UploadedTransaction(localVersion: transaction.version, changes: changes)
+    }
+
+    private func waitForAcknowledgement(of version: UInt64) async throws {
+        if acknowledgedInSession >= version { return }
+        try await withCheckedThrowingContinuation { continuation in
+            acknowledgementWaiter = (version, continuation)
+        }
+    }
+
+    private func settle(_ version: UInt64) {
+        settledLocalVersion = max(settledLocalVersion, version)
+        progressed()
+    }
+
+    private func storeAcknowledgement(_ version: UInt64) async throws {
+        try await realm.write { realm in
+            realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0)?.acknowledgedLocalVersion = Int(version)
+        }
+        acknowledgedLocalVersion = max(acknowledgedLocalVersion, version)
+        lastError = nil
+        settle(version)
+    }
+}

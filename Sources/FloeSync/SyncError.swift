@@ -1,0 +1,59 @@
+/// Why sync refused a change or a connection. Each case names the class, property and value
+/// involved, and travels from the server to the client as it is.
+///
+/// ```swift
+/// if case .wrongType(let className, let property, let expected, let value) = error {
+///     print("\(className).\(property) expects \(expected), got \(value)")
+/// }
+/// ```
+public enum SyncError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The server's schema has no class of this name (or it has no primary key, so it does not sync).
+    case unknownClass(className: String)
+    /// The class has no property of this name in the server's schema.
+    case unknownProperty(className: String, property: String)
+    /// The value does not fit the property's type in the server's schema.
+    case wrongType(className: String, property: String, expected: String, value: String)
+    /// The client's schema version is newer than the server's.
+    case futureSchemaVersion(client: UInt64, server: UInt64)
+    /// The client speaks a protocol version the server does not.
+    case unsupportedProtocol(client: Int, server: Int)
+    /// A model class given to the sync client has no primary key, so it cannot sync.
+    case noPrimaryKey(className: String)
+    /// The realm's history no longer holds changes the server has not acknowledged.
+    case historyUnavailable(version: UInt64, detail: String)
+    /// The server could not store the batch (its database is unreachable, say); the client retries.
+    case serverUnavailable(detail: String)
+    /// The connection broke or a message could not be read.
+    case connection(detail: String)
+
+    public var description: String {
+        switch self {
+        case .unknownClass(let className):
+            "the server does not sync a class named '\(className)'"
+        case .unknownProperty(let className, let property):
+            "the server's '\(className)' has no property '\(property)'"
+        case .wrongType(let className, let property, let expected, let value):
+            "\(className).\(property) expects \(expected), not \(value)"
+        case .futureSchemaVersion(let client, let server):
+            "the client's schema version \(client) is newer than the server's (\(server)); upgrade the server first"
+        case .unsupportedProtocol(let client, let server):
+            "the client speaks sync protocol \(client), the server \(server)"
+        case .noPrimaryKey(let className):
+            "'\(className)' has no primary key: only classes with a primary key sync"
+        case .historyUnavailable(let version, let detail):
+            "the realm no longer holds the changes after version \(version) that the server has not acknowledged: \(detail)"
+        case .serverUnavailable(let detail):
+            "the server could not store the changes: \(detail)"
+        case .connection(let detail):
+            "the connection to the sync server failed: \(detail)"
+        }
+    }
+
+    /// Whether the error concerns the data itself (the batch stays queued until the schema allows it).
+    public var isRejection: Bool {
+        switch self {
+        case .unknownClass, .unknownProperty, .wrongType: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+@_spi(Engine) import Floe
+
+/// The synced classes and their properties, as the server checks uploads against them and
+/// creates its tables from them. Built from a realm's stored schema; `Codable`, so the server
+/// reads it from a JSON file.
+///
+/// ```swift
+/// let schema = try SyncSchema(realm: realm, classNames: ["Todo"], version: 1)
+/// try JSONEncoder().encode(schema).write(to: URL(fileURLWithPath: "schema.json"))
+/// ```
+public struct SyncSchema: Sendable, Hashable, Codable {
+    /// The schema version (a client with a newer one is refused).
+    public var version: UInt64
+    /// The synced classes, by name.
+    public var classes: [SyncClass]
+
+    /// A schema of `classes` at `version`.
+    public init(version: UInt64, classes: [SyncClass]) {
+        self.version = version
+        self.classes = classes.sorted { $0.name < $1.name }
+    }
+
+    /// The class named `name`.
+    public subscript(name: String) -> SyncClass? { classes.first { $0.name == name } }
+
+    /// The schema of the classes named `classNames` as `realm`'s file stores them.
+    ///
+    /// - Throws: ``SyncError/unknownClass(className:)`` for a name the file does not store,
+    ///   ``SyncError/noPrimaryKey(className:)`` for a class without a primary key (embedded ones included).
+    public init(realm: Realm, classNames: [String], version: UInt64) throws {
+        guard let url = syncedFileURL(realm) else {
+            throw SyncError.historyUnavailable(version: 0, detail: "an in-memory realm has no history to sync from; give it a file")
+        }
+        let store = try Store.open(path: url.path)
+        let snapshot = try store.snapshot()
+        var classes: [SyncClass] = []
+        for name in classNames {
+            guard let table = try snapshot.tableIfPresent(named: name) else { throw SyncError.unknownClass(className: name) }
+            let spec = try snapshot.spec(of: table)
+            guard spec.kind == .topLevel, let key = spec.columns.first(where: \.isPrimaryKey) else { throw SyncError.noPrimaryKey(className: name) }
+            classes.append(SyncClass(name: name, primaryKey: key.name, properties: spec.columns.map(SyncProperty.init)))
+        }
+        self.init(version: version, classes: classes)
+    }
+
+    /// Checks `change` against the schema.
+    ///
+    /// - Throws: ``SyncError`` naming the class, property and value that do not fit.
+    public func validate(_ change: ObjectChange) throws(SyncError) {
+        guard let syncClass = self[change.className] else { throw .unknownClass(className: change.className) }
+        guard let key = syncClass.property(named: syncClass.primaryKey) else { throw .unknownClass(className: change.className) }
+        try key.check(change.key, className: change.className)
+        for (name, value) in change.values {
+            guard let property = syncClass.property(named: name) else {
+                throw .unknownProperty(className: change.className, property: name)
+            }
+            try property.check(value, className: change.className)
+        }
+        if change.operation != .delete, let stored = change.values[syncClass.primaryKey], stored != change.key {
+            throw .wrongType(className: change.className, property: syncClass.primaryKey, expected: "the object's key \(change.key)", value: stored.description)
+        }
+    }
+}
+
+/// One synced class.
+public struct SyncClass: Sendable, Hashable, Codable {
+    /// The class name.
+    public var name: String
+    /// Its primary key property.
+    public var primaryKey: String
+    /// Its properties (the primary key among them), in stored order.
+    public var properties: [SyncProperty]
+
+    /// A class named `name` whose primary key is `primaryKey`.
+    public init(name: String, primaryKey: String, properties: [SyncProperty]) {
+        self.name = name
+        self.primaryKey = primaryKey
+        self.properties = properties
+    }
+
+    /// The property named `name`.
+    public func property(named name: String) -> SyncProperty? { properties.first { $0.name == name } }
+}
+
+/// One property of a synced class.
+public struct SyncProperty: Sendable, Hashable, Codable {
+    /// A property's element type.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case bool, int, float, double, string, data, date, decimal, objectId, uuid, link, mixed
+    }
+    /// Whether a property holds one value or a collection.
+    public enum Collection: String, Sendable, Hashable, Codable {
+        case single, list, set, map
+    }
+
+    /// The persisted name.
+    public var name: String
+    /// The element type.
+    public var kind: Kind
+    /// One value, or a collection.
+    public var collection: Collection
+    /// Whether nil is allowed (for a collection: as an element).
+    public var isOptional: Bool
+    /// For links: the target class.
+    public var target: String?
+
+    /// A property.
+    public init(name: String, kind: Kind, collection: Collection = .single, isOptional: Bool = false, target: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.collection = collection
+        self.isOptional = isOptional
+        self.target = target
+    }
+
+    init(_ column: ColumnSpec) {
+        let kind: Kind = switch column.type {
+        case .bool: .bool
+        case .int: .int
+        case .float: .float
+        case .double: .double
+        case .string: .string
+        case .binary: .data
+        case .timestamp: .date
+        case .decimal128: .decimal
+        case .objectId: .objectId
+        case .uuid: .uuid
+        case .link: .link
+        case .mixed: .mixed
+        }
+        let collection: Collection = switch column.collection {
+        case .single: .single
+        case .list: .list
+        case .set: .set
+        case .map: .map
+        }
+        self.init(name: column.name, kind: kind, collection: collection, isOptional: column.isNullable, target: column.linkTarget)
+    }
+
+    /// The type as messages name it ("int", "list of string", "link to Dog").
+    public var typeName: String {
+        let element = kind == .link ? "link to \(target ?? "?")" : kind.rawValue
+        let optional = isOptional && kind != .mixed ? "optional " : ""
+        switch collection {
+        case .single: return optional + element
+        case .list: return "list of \(optional)\(element)"
+        case .set: return "set of \(optional)\(element)"
+        case .map: return "map of \(optional)\(element)"
+        }
+    }
+
+    /// Checks that `value` fits.
+    public func check(_ value: SyncValue, className: String) throws(SyncError) {
+        switch collection {
+        case .single:
+            guard fits(value) else { throw wrong(value, className) }
+        case .list, .set:
+            guard case .list(let elements) = value else { throw wrong(value, className) }
+            for element in elements where !fits(element) { throw wrong(value, className) }
+        case .map:
+            guard case .map(let entries) = value else { throw wrong(value, className) }
+            for element in entries.values where !fits(element) { throw wrong(value, className) }
+        }
+    }
+
+    private func wrong(_ value: SyncValue, _ className: String) -> SyncError {
+        .wrongType(className: className, property: name, expected: typeName, value: "\(value.kindName) \(value)")
+    }
+
+    private func fits(_ value: SyncValue) -> Bool {
+        if case .null = value { return isOptional || kind == .mixed || kind == .link }
+        switch (kind, value) {
+        case (.mixed, _): return true
+        case (.bool, .bool), (.int, .int), (.float, .double), (.double, .double), (.string, .string), (.data, .data),
+             (.date, .date), (.uuid, .uuid):
+            return true
+        case (.decimal, .decimal(let string)): return (try? Decimal128(string: string)) != nil
+        case (.objectId, .objectId(let string)): return (try? ObjectId(string: string)) != nil
+        case (.link, .link(let className, _)): return className == target
+        default: return false
+        }
+    }
+}
+
+/// The file a realm's configuration names (nil in memory).
+func syncedFileURL(_ realm: Realm) -> URL? {
+    realm.configuration.fileURL.flatMap { realm.configuration.inMemoryIdentifier == nil ? $0 : nil }
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Opt-in end-to-end test of two-way sync (not part of CI): installs PostgreSQL from Debian's
+# packages when it is missing, runs it on 127.0.0.1 in a temporary directory, builds and starts
+# floe-sync-server, and runs 3 clients (separate processes, separate files) doing random writes
+# with random disconnects. PostgreSQL is stopped for 2 s while they write. One client is killed with SIGKILL in the middle of a large upload and
+# restarted; the server is killed and restarted while clients write. At the end every client's
+# realm must equal the PostgreSQL tables object by object, and every write a client journaled
+# after committing it must be in the server's change log (0 lost writes).
+#
+# Usage: Sync/Scripts/sync-test.sh [seconds of random writes per phase, default 15]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-15}
+pgport=${PGPORT:-54329}
+
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+if [ -z "$pgbin" ]; then
+    apt-get update && apt-get install -y postgresql
+    pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+fi
+
+work=$(mktemp -d)
+chmod 755 "$work"
+mkdir "$work/pg"
+chown postgres "$work/pg"
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+pids=()
+server_pid=""
+cleanup() {
+    for pid in "${pids[@]}" $server_pid; do kill -9 "$pid" 2>/dev/null || true; done
+    as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
+    if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U postgres >/dev/null
+as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg -c fsync=on" start >/dev/null
+echo "PostgreSQL on 127.0.0.1:$pgport"
+psql_() { psql -h 127.0.0.1 -p "$pgport" -U postgres -At "$@"; }
+
+swift build 2>&1 | tail -1
+bin=$(swift build --show-bin-path)
+"$bin/floe-sync-client" schema > "$work/schema.json"
+
+: > "$work/server.log"
+start_server() {
+    "$bin/floe-sync-server" --schema "$work/schema.json" --port "${port:-0}" --pg-port "$pgport" >>"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 200); do
+        found=$(sed -n 's|^listening on ws://127.0.0.1:\([0-9]*\)/sync$|\1|p' "$work/server.log" | tail -1)
+        if [ -n "$found" ] && curl -fsS "http://127.0.0.1:$found/health" >/dev/null 2>&1; then port=$found; return 0; fi
+        sleep 0.1
+    done
+    echo "FAIL the server did not start"; cat "$work/server.log"; exit 1
+}
+start_server
+url="ws://127.0.0.1:$port/sync"
+echo "server on $url"
+
+client() {   # client NAME ARGS...: starts a client in the background, logging to $work/NAME.log
+    local name=$1; shift
+    "$bin/floe-sync-client" run --file "$work/$name.floe" --server "$url" --name "$name" "$@" >>"$work/$name.log" 2>&1 &
+    pids+=($!)
+    eval "pid_$name=$!"
+}
+
+# Phase 1: three clients write at random, with random disconnects; c2 starts with a large
+# transaction and is killed with SIGKILL while uploading it.
+client c1 --seconds "$seconds" --flaky
+client c3 --seconds "$seconds" --flaky
+client c2 --seconds "$seconds" --flaky --bulk 20000
+for _ in $(seq 1 600); do grep -q '^bulk' "$work/c2.log" 2>/dev/null && break; sleep 0.05; done
+sleep 0.3
+kill -9 "$pid_c2"
+echo "killed c2 (SIGKILL) during its upload"
+# The server goes down for a moment while c1 and c3 go on writing offline.
+sleep 2
+kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null || true
+echo "killed the server (SIGKILL)"
+sleep 1
+start_server
+echo "server back on $url"
+client c2 --seconds "$((seconds / 2))" --flaky
+# PostgreSQL goes down for a moment: uploads fail, nothing is half-applied, clients retry.
+sleep 2
+as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null
+echo "stopped PostgreSQL"
+sleep 2
+as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg -c fsync=on" start >/dev/null
+echo "PostgreSQL back"
+wait "${pids[@]}" 2>/dev/null || true
+pids=()
+
+# Phase 2: each client syncs until it has uploaded everything, then once more to download what
+# the others uploaded last.
+for round in 1 2; do
+    for name in c1 c2 c3; do client "$name" --seconds 0; done
+    for pid in "${pids[@]}"; do wait "$pid" || { echo "FAIL a client did not synchronize (round $round)"; for f in "$work"/c*.log; do tail -n 3 "$f"; done; exit 1; }; done
+    pids=()
+done
+tail -n 2 "$work"/c1.log "$work"/c2.log "$work"/c3.log | grep synchronized || true
+
+curl -fsS "http://127.0.0.1:$port/state" > "$work/postgres.json"
+for name in c1 c2 c3; do "$bin/floe-sync-client" dump --file "$work/$name.floe" > "$work/$name.json"; done
+psql_ -c "SELECT change->>'operation', class, key, change->'values'->'title'->>'string' FROM floe_log" > "$work/log.txt"
+echo "PostgreSQL: $(psql_ -c 'SELECT count(*) FROM "Item"') items, $(psql_ -c 'SELECT count(*) FROM "Owner"') owners, $(psql_ -c 'SELECT count(*) FROM floe_log') logged changes, server version $(psql_ -c 'SELECT max(version) FROM floe_log')"
+
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+expected = json.load(open(f"{work}/postgres.json"))
+failed = False
+for name in ("c1", "c2", "c3"):
+    got = json.load(open(f"{work}/{name}.json"))
+    differences = 0
+    for cls in sorted(set(expected) | set(got)):
+        mine, theirs = got.get(cls, {}), expected.get(cls, {})
+        for key in sorted(set(mine) | set(theirs)):
+            if mine.get(key) != theirs.get(key):
+                differences += 1
+                if differences <= 5:
+                    print(f"  {name} {cls} {key}: realm {mine.get(key)} != PostgreSQL {theirs.get(key)}")
+    count = sum(len(objects) for objects in got.values())
+    print(f"{name}: {count} objects, {differences} differ from PostgreSQL")
+    failed |= differences > 0
+
+# Every journaled write reached the server: inserts are always applied; an update is applied
+# unless the object had been deleted (a delete wins), which the log shows.
+log = [line.split("|") for line in open(f"{work}/log.txt").read().splitlines()]
+titles = {row[3] for row in log if len(row) > 3 and row[3]}
+deleted = {row[2] for row in log if row[0] == "delete"}
+lost = 0
+checked = 0
+for name in ("c1", "c2", "c3"):
+    for line in open(f"{work}/{name}.floe.journal"):
+        kind, cls, key, title = line.split()
+        checked += 1
+        if title not in titles and not (kind == "update" and key in deleted):
+            lost += 1
+            if lost <= 5:
+                print(f"  lost: {name} {line.strip()}")
+print(f"journaled writes checked: {checked}, lost: {lost}")
+failed |= lost > 0
+sys.exit(1 if failed else 0)
+PY
+# Bad input, straight over the WebSocket: a future schema version is refused at hello; a batch
+# with one wrong value or an unknown class is refused with a typed error naming the class,
+# property and value, and nothing of it reaches PostgreSQL.
+before="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max(version), 0) FROM floe_log')"
+python3 - "$port" <<'PY'
+import base64, json, os, socket, struct, sys
+port = int(sys.argv[1])
+
+def fail(message):
+    print("FAIL " + message)
+    sys.exit(1)
+
+def read_exact(sock, count):
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            fail("the WebSocket closed")
+        data += chunk
+    return data
+
+def receive(sock):
+    first, second = read_exact(sock, 2)
+    length = second & 0x7F
+    if length == 126:
+        length = struct.unpack("!H", read_exact(sock, 2))[0]
+    elif length == 127:
+        length = struct.unpack("!Q", read_exact(sock, 8))[0]
+    return json.loads(read_exact(sock, length))
+
+def send(sock, message):
+    payload = json.dumps(message).encode()
+    mask = os.urandom(4)
+    header = bytes([0x81]) + (bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + struct.pack("!H", len(payload)))
+    sock.sendall(header + mask + bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload)))
+
+def connect(schema_version):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(("GET /sync HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += read_exact(sock, 1)
+    send(sock, {"hello": {"clientID": "bad-input-check", "protocolVersion": 1, "schemaVersion": schema_version, "serverVersion": 1 << 40}})
+    return sock, receive(sock)
+
+_, answer = connect(99)
+if answer != {"error": {"_0": {"futureSchemaVersion": {"client": 99, "server": 1}}}}:
+    fail("a future schema version was answered with %r" % answer)
+print("ok a future schema version is refused:", json.dumps(answer))
+
+def insert(key, title):
+    return {"className": "Item", "key": {"int": key}, "operation": "insert", "values": {"id": {"int": key}, "title": title}}
+
+sock, answer = connect(1)
+if "welcome" not in answer:
+    fail("no welcome: %r" % answer)
+send(sock, {"upload": {"throughLocalVersion": 1, "transactions": [{"localVersion": 1, "changes": [
+    insert(90000001, {"string": "fine"}), insert(90000002, {"int": 5})]}]}})
+answer = receive(sock)
+error = answer.get("error", {}).get("_0", {}).get("wrongType")
+if not error or error["className"] != "Item" or error["property"] != "title" or "5" not in error["value"]:
+    fail("a wrong type was answered with %r" % answer)
+print("ok a wrong type is refused:", json.dumps(answer))
+send(sock, {"upload": {"throughLocalVersion": 2, "transactions": [{"localVersion": 2, "changes": [
+    insert(90000003, {"string": "fine"}), {"className": "Cat", "key": {"int": 1}, "operation": "delete", "values": {}}]}]}})
+answer = receive(sock)
+if answer != {"error": {"_0": {"unknownClass": {"className": "Cat"}}}}:
+    fail("an unknown class was answered with %r" % answer)
+print("ok an unknown class is refused:", json.dumps(answer))
+PY
+after="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max(version), 0) FROM floe_log')"
+[ "$before" = "$after" ] || { echo "FAIL the refused batches changed PostgreSQL ($before -> $after)"; exit 1; }
+[ "$(psql_ -c "SELECT count(*) FROM \"Item\" WHERE id >= 90000001")" = 0 ] || { echo "FAIL a refused insert reached PostgreSQL"; exit 1; }
+echo "ok nothing of the refused batches reached PostgreSQL ($after items|server version)"
+echo "sync end-to-end: all checks passed"

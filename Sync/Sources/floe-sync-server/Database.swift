@@ -1,0 +1,299 @@
+import Foundation
+import FloeSync
+import Logging
+import PostgresNIO
+
+/// The server's PostgreSQL side: one table per synced class (a column per property; `jsonb`
+/// for lists, sets, maps and mixed values; links as the target's primary key), the change log
+/// (`floe_log`, ordered by the server version, drawn from the sequence `floe_server_version`),
+/// and each client's newest applied local version (`floe_clients`).
+struct Database: Sendable {
+    let client: PostgresClient
+    let schema: SyncSchema
+    let logger: Logger
+
+    static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// The column type of `property`.
+    func columnType(_ property: SyncProperty) -> String {
+        if property.collection != .single || property.kind == .mixed { return "jsonb" }
+        switch property.kind {
+        case .bool: return "boolean"
+        case .int: return "bigint"
+        case .float, .double, .date: return "double precision"
+        case .string, .objectId, .decimal: return "text"
+        case .data: return "bytea"
+        case .uuid: return "uuid"
+        case .mixed: return "jsonb"
+        case .link:
+            guard let target = property.target.flatMap({ schema[$0] }), let key = target.property(named: target.primaryKey) else { return "text" }
+            return columnType(key)
+        }
+    }
+
+    /// `$n` read as the column's type (every value is bound as text).
+    func placeholder(_ index: Int, _ property: SyncProperty) -> String {
+        let type = columnType(property)
+        return type == "bytea" ? "decode($\(index), 'base64')" : "$\(index)::\(type)"
+    }
+
+    /// The text bound for `value`.
+    static func text(_ value: SyncValue) throws -> String? {
+        switch value {
+        case .null: return nil
+        case .bool(let bool): return bool ? "true" : "false"
+        case .int(let int): return String(int)
+        case .double(let double), .date(let double):
+            if double.isNaN { return "NaN" }
+            if double.isInfinite { return double > 0 ? "Infinity" : "-Infinity" }
+            return "\(double)"
+        case .string(let string), .decimal(let string), .objectId(let string): return string
+        case .data(let data): return data.base64EncodedString()
+        case .uuid(let uuid): return uuid.uuidString
+        case .link(_, let key): return try text(key)
+        case .list, .map: return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        }
+    }
+
+    /// Creates what is missing: the tables of the schema's classes (and columns added to them), the log, the sequence.
+    func prepare() async throws {
+        try await client.query("CREATE SEQUENCE IF NOT EXISTS floe_server_version", logger: logger)
+        try await client.query("""
+            CREATE TABLE IF NOT EXISTS floe_log (version bigint NOT NULL, seq integer NOT NULL, class text NOT NULL,
+                key text NOT NULL, change jsonb NOT NULL, PRIMARY KEY (version, seq))
+            """, logger: logger)
+        try await client.query("CREATE TABLE IF NOT EXISTS floe_clients (client_id text PRIMARY KEY, local_version bigint NOT NULL)", logger: logger)
+        for syncClass in schema.classes {
+            let table = Self.quote(syncClass.name)
+            var columns: [String] = []
+            for property in syncClass.properties {
+                let key = property.name == syncClass.primaryKey ? " PRIMARY KEY" : ""
+                columns.append("\(Self.quote(property.name)) \(columnType(property))\(key)")
+            }
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(table) (\(columns.joined(separator: ", ")))"), logger: logger)
+            for property in syncClass.properties where property.name != syncClass.primaryKey {
+                try await client.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(Self.quote(property.name)) \(columnType(property))"), logger: logger)
+            }
+        }
+    }
+
+    /// The newest server version.
+    func latestVersion() async throws -> UInt64 {
+        let rows = try await client.query("SELECT coalesce(max(version), 0)::bigint FROM floe_log", logger: logger)
+        for try await version in rows.decode(Int64.self) { return UInt64(version) }
+        return 0
+    }
+
+    /// The newest local version of `clientID` the server applied.
+    func acknowledgedLocalVersion(of clientID: String) async throws -> UInt64 {
+        let rows = try await client.query("SELECT local_version FROM floe_clients WHERE client_id = \(clientID)", logger: logger)
+        for try await version in rows.decode(Int64.self) { return UInt64(version) }
+        return 0
+    }
+
+    /// Applies an upload in one transaction: the transactions after the client's newest applied
+    /// local version, each change by the conflict rules, the applied ones logged under one new
+    /// server version. Returns that version (the newest one when nothing applied).
+    func apply(_ transactions: [UploadedTransaction], through: UInt64, from clientID: String) async throws -> UInt64 {
+        try await client.withTransaction(logger: logger) { connection in
+            // Uploads commit one at a time, so server versions commit in order: a reader that
+            // has seen version n has seen everything before it.
+            try await connection.query("SELECT pg_advisory_xact_lock(7401101)", logger: logger)
+            var done: Int64 = 0
+            for try await version in try await connection.query("SELECT local_version FROM floe_clients WHERE client_id = \(clientID)", logger: logger).decode(Int64.self) {
+                done = version
+            }
+            var applied: [ObjectChange] = []
+            // Consecutive inserts into one class go in one statement (keys distinct, the same
+            // properties); everything else, one statement each, in order.
+            var inserts: [ObjectChange] = []
+            var insertKeys: Set<SyncValue> = []
+            func flush() async throws {
+                guard !inserts.isEmpty else { return }
+                try await insert(inserts, on: connection)
+                applied += inserts
+                inserts = []
+                insertKeys = []
+            }
+            for transaction in transactions where transaction.localVersion > UInt64(done) {
+                for change in transaction.changes {
+                    if change.operation == .insert {
+                        if let first = inserts.first, first.className != change.className || Set(first.values.keys) != Set(change.values.keys)
+                            || insertKeys.contains(change.key) || inserts.count >= 1000 {
+                            try await flush()
+                        }
+                        inserts.append(change)
+                        insertKeys.insert(change.key)
+                        continue
+                    }
+                    try await flush()
+                    if try await apply(change, on: connection) { applied.append(change) }
+                }
+            }
+            try await flush()
+            var version: Int64 = 0
+            if applied.isEmpty {
+                for try await latest in try await connection.query("SELECT coalesce(max(version), 0)::bigint FROM floe_log", logger: logger).decode(Int64.self) {
+                    version = latest
+                }
+            } else {
+                for try await next in try await connection.query("SELECT nextval('floe_server_version')", logger: logger).decode(Int64.self) {
+                    version = next
+                }
+                let encoder = JSONEncoder()
+                let sequence = applied.indices.map { Int64($0) }
+                let classes = applied.map(\.className)
+                let keys = try applied.map { try Self.text($0.key) ?? "" }
+                let changes = try applied.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+                try await connection.query("""
+                    INSERT INTO floe_log (version, seq, class, key, change)
+                    SELECT \(version), s, c, k, ch::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[]) AS u(s, c, k, ch)
+                    """, logger: logger)
+            }
+            let newest = Int64(max(UInt64(done), through))
+            try await connection.query("""
+                INSERT INTO floe_clients (client_id, local_version) VALUES (\(clientID), \(newest))
+                ON CONFLICT (client_id) DO UPDATE SET local_version = EXCLUDED.local_version
+                """, logger: logger)
+            return UInt64(version)
+        }
+    }
+
+    /// Inserts of one class with the same properties and distinct keys, in one statement:
+    /// each writes every property it carries (creating the row, or overwriting it).
+    private func insert(_ changes: [ObjectChange], on connection: PostgresConnection) async throws {
+        guard let first = changes.first, let syncClass = schema[first.className],
+              let keyProperty = syncClass.property(named: syncClass.primaryKey) else { return }
+        let properties = first.values.keys.sorted().filter { $0 != syncClass.primaryKey }.compactMap { syncClass.property(named: $0) }
+        var bindings = PostgresBindings(capacity: changes.count * (properties.count + 1))
+        var rows: [String] = []
+        for change in changes {
+            var row: [String] = []
+            bindings.append(try Self.text(change.key))
+            row.append(placeholder(bindings.count, keyProperty))
+            for property in properties {
+                bindings.append(try Self.text(change.values[property.name] ?? .null))
+                row.append(placeholder(bindings.count, property))
+            }
+            rows.append("(" + row.joined(separator: ", ") + ")")
+        }
+        let keyColumn = Self.quote(syncClass.primaryKey)
+        let names = properties.map { Self.quote($0.name) }
+        let update = names.isEmpty ? "NOTHING" : "UPDATE SET " + names.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(Self.quote(syncClass.name)) (\(([keyColumn] + names).joined(separator: ", "))) VALUES \(rows.joined(separator: ", ")) ON CONFLICT (\(keyColumn)) DO \(update)"
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+    }
+
+    /// One change by the conflict rules; whether it applied.
+    private func apply(_ change: ObjectChange, on connection: PostgresConnection) async throws -> Bool {
+        guard let syncClass = schema[change.className], let keyProperty = syncClass.property(named: syncClass.primaryKey) else { return false }
+        let table = Self.quote(syncClass.name)
+        var bindings = PostgresBindings()
+        bindings.append(try Self.text(change.key))
+        let keyColumn = Self.quote(syncClass.primaryKey)
+        let keyMatch = "\(keyColumn) = \(placeholder(1, keyProperty))"
+        var names: [String] = []
+        var placeholders: [String] = []
+        for (name, value) in change.values.sorted(by: { $0.key < $1.key }) where name != syncClass.primaryKey {
+            guard let property = syncClass.property(named: name) else { continue }
+            bindings.append(try Self.text(value))
+            names.append(Self.quote(name))
+            placeholders.append(placeholder(bindings.count, property))
+        }
+        let sql: String
+        switch change.operation {
+        case .insert:
+            let update = names.isEmpty ? "NOTHING" : "UPDATE SET " + names.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+            sql = "INSERT INTO \(table) (\(([keyColumn] + names).joined(separator: ", "))) VALUES (\(([placeholder(1, keyProperty)] + placeholders).joined(separator: ", "))) ON CONFLICT (\(keyColumn)) DO \(update) RETURNING 1"
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            return true
+        case .update:
+            if names.isEmpty {
+                sql = "SELECT 1 FROM \(table) WHERE \(keyMatch)"
+            } else {
+                sql = "UPDATE \(table) SET \(zip(names, placeholders).map { "\($0) = \($1)" }.joined(separator: ", ")) WHERE \(keyMatch) RETURNING 1"
+            }
+        case .delete:
+            sql = "DELETE FROM \(table) WHERE \(keyMatch) RETURNING 1"
+        }
+        var found = false
+        for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) { found = true }
+        return found
+    }
+
+    /// The logged changes after `version`: whole server versions, about `limit` changes at most
+    /// (a larger version comes whole). Returns the changes and the newest version they reach.
+    /// Each change is the JSON of an `ObjectChange`, as logged: the server passes it on without
+    /// decoding it.
+    func changes(after version: UInt64, limit: Int) async throws -> (changes: [String], through: UInt64) {
+        var changes: [String] = []
+        var versions: [Int64] = []
+        let rows = try await client.query("SELECT version, change::text FROM floe_log WHERE version > \(Int64(version)) ORDER BY version, seq LIMIT \(limit)", logger: logger)
+        for try await (rowVersion, text) in rows.decode((Int64, String).self) {
+            versions.append(rowVersion)
+            changes.append(text)
+        }
+        guard let last = versions.last else { return ([], version) }
+        if changes.count == limit {
+            // The page may have cut the last version: fetch the rest of it.
+            let seen = versions.filter { $0 == last }.count
+            let rest = try await client.query("SELECT change::text FROM floe_log WHERE version = \(last) ORDER BY seq OFFSET \(seen)", logger: logger)
+            for try await text in rest.decode(String.self) { changes.append(text) }
+        }
+        return (changes, UInt64(last))
+    }
+
+    /// Every object in the tables, as sync values (for comparing a client's realm with the database).
+    func state() async throws -> [String: [String: [String: SyncValue]]] {
+        var state: [String: [String: [String: SyncValue]]] = [:]
+        for syncClass in schema.classes {
+            let columns = syncClass.properties.map { "\(Self.quote($0.name))::text" }.joined(separator: ", ")
+            let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT \(columns) FROM \(Self.quote(syncClass.name))"), logger: logger)
+            var objects: [String: [String: SyncValue]] = [:]
+            for try await row in rows {
+                var object: [String: SyncValue] = [:]
+                for (property, cell) in zip(syncClass.properties, row) {
+                    object[property.name] = try value(try cell.decode(String?.self), property)
+                }
+                guard let key = object[syncClass.primaryKey], let name = try Self.text(key) else { continue }
+                objects[name] = object
+            }
+            state[syncClass.name] = objects
+        }
+        return state
+    }
+
+    /// A column's text back as a sync value.
+    private func value(_ text: String?, _ property: SyncProperty) throws -> SyncValue {
+        guard let text else {
+            if property.collection == .list || property.collection == .set { return .list([]) }
+            if property.collection == .map { return .map([:]) }
+            return .null
+        }
+        if property.collection != .single || property.kind == .mixed {
+            return try JSONDecoder().decode(SyncValue.self, from: Data(text.utf8))
+        }
+        switch property.kind {
+        case .bool: return .bool(text == "true" || text == "t")
+        case .int: return .int(Int64(text) ?? 0)
+        case .float, .double: return .double(Double(text) ?? .nan)
+        case .date: return .date(Double(text) ?? .nan)
+        case .string: return .string(text)
+        case .decimal: return .decimal(text)
+        case .objectId: return .objectId(text)
+        case .uuid: return UUID(uuidString: text).map(SyncValue.uuid) ?? .string(text)
+        case .data:
+            var bytes = Data()
+            var index = text.index(text.startIndex, offsetBy: 2)
+            while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) {
+                bytes.append(UInt8(text[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            return .data(bytes)
+        case .mixed: return .string(text)
+        case .link:
+            guard let target = property.target.flatMap({ schema[$0] }), let key = target.property(named: target.primaryKey) else { return .string(text) }
+            return .link(className: target.name, key: try value(text, key))
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import FloeSync
+
+/// An in-process sync server with the same rules as the PostgreSQL one: uploads validated
+/// against its schema and applied whole or not at all, with ``ConflictRules``, one server
+/// version per applied upload, every connection streamed the log after its version.
+actor FakeServer: SyncTransport {
+    var schema: SyncSchema
+    var objects: [SyncObjectID: [String: SyncValue]] = [:]
+    var log: [(version: UInt64, changes: [ObjectChange])] = []
+    var acknowledged: [String: UInt64] = [:]
+    var online = true
+    /// Every local version applied, per client, in arrival order (a version twice is a duplicate upload).
+    var appliedLocalVersions: [String: [UInt64]] = [:]
+    var rejections = 0
+    private var connections: [ObjectIdentifier: FakeConnection] = [:]
+    private var sent: [ObjectIdentifier: UInt64] = [:]
+
+    init(schema: SyncSchema) {
+        self.schema = schema
+    }
+
+    var version: UInt64 { log.last?.version ?? 0 }
+
+    func setOnline(_ online: Bool) async {
+        self.online = online
+        if !online { await dropConnections() }
+    }
+
+    func setSchema(_ schema: SyncSchema) { self.schema = schema }
+
+    func dropConnections() async {
+        let open = Array(connections.values)
+        connections = [:]
+        sent = [:]
+        for connection in open { connection.finish() }
+    }
+
+    nonisolated func connect() async throws -> any SyncConnection {
+        guard await online else { throw SyncError.connection(detail: "the server is offline") }
+        return FakeConnection(server: self)
+    }
+
+    func receive(_ message: ClientMessage, from connection: FakeConnection) {
+        let id = ObjectIdentifier(connection)
+        switch message {
+        case .hello(let clientID, let protocolVersion, let schemaVersion, let serverVersion):
+            if protocolVersion != syncProtocolVersion {
+                connection.deliver(.error(.unsupportedProtocol(client: protocolVersion, server: syncProtocolVersion)))
+                connection.finish()
+                return
+            }
+            if schemaVersion > schema.version {
+                connection.deliver(.error(.futureSchemaVersion(client: schemaVersion, server: schema.version)))
+                connection.finish()
+                return
+            }
+            connection.clientID = clientID
+            connections[id] = connection
+            connection.deliver(.welcome(serverVersion: version, acknowledgedLocalVersion: acknowledged[clientID] ?? 0))
+            sent[id] = serverVersion
+            stream(to: connection)
+        case .upload(let transactions, let through):
+            guard let clientID = connection.clientID else { return }
+            let done = acknowledged[clientID] ?? 0
+            let fresh = transactions.filter { $0.localVersion > done }
+            do {
+                for transaction in fresh { for change in transaction.changes { try schema.validate(change) } }
+            } catch {
+                rejections += 1
+                connection.deliver(.error(error))
+                return
+            }
+            var applied: [ObjectChange] = []
+            for transaction in fresh {
+                applied += ConflictRules.apply(transaction.changes, to: &objects)
+                appliedLocalVersions[clientID, default: []].append(transaction.localVersion)
+            }
+            if !applied.isEmpty { log.append((version + 1, applied)) }
+            acknowledged[clientID] = max(done, through)
+            connection.deliver(.acknowledge(localVersion: through, serverVersion: version))
+            for other in connections.values { stream(to: other) }
+        }
+    }
+
+    private func stream(to connection: FakeConnection) {
+        let id = ObjectIdentifier(connection)
+        guard let from = sent[id], from < version else { return }
+        let changes = log.filter { $0.version > from }.flatMap(\.changes)
+        connection.deliver(.changes(fromVersion: from, toVersion: version, changes: changes))
+        sent[id] = version
+    }
+
+    func closed(_ connection: FakeConnection) {
+        connections[ObjectIdentifier(connection)] = nil
+        sent[ObjectIdentifier(connection)] = nil
+    }
+}
+
+/// One connection to the fake server: messages travel as JSON, as over the WebSocket.
+final class FakeConnection: SyncConnection, @unchecked Sendable {
+    let server: FakeServer
+    private let lock = NSLock()
+    private var _clientID: String?
+    private let messages: AsyncStream<Data>
+    private let continuation: AsyncStream<Data>.Continuation
+    private let iterator: Iterator
+
+    final class Iterator: @unchecked Sendable {
+        var base: AsyncStream<Data>.Iterator
+        init(_ base: AsyncStream<Data>.Iterator) { self.base = base }
+    }
+
+    init(server: FakeServer) {
+        self.server = server
+        (messages, continuation) = AsyncStream.makeStream(of: Data.self)
+        iterator = Iterator(messages.makeAsyncIterator())
+    }
+
+    var clientID: String? {
+        get { lock.withLock { _clientID } }
+        set { lock.withLock { _clientID = newValue } }
+    }
+
+    func deliver(_ message: ServerMessage) {
+        continuation.yield(try! JSONEncoder().encode(message))
+    }
+
+    func finish() { continuation.finish() }
+
+    func send(_ message: ClientMessage) async throws {
+        let data = try JSONEncoder().encode(message)
+        await server.receive(try JSONDecoder().decode(ClientMessage.self, from: data), from: self)
+    }
+
+    func receive() async throws -> ServerMessage? {
+        guard let data = await iterator.base.next() else { return nil }
+        return try JSONDecoder().decode(ServerMessage.self, from: data)
+    }
+
+    func close() async {
+        continuation.finish()
+        await server.closed(self)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Floe
+import FloeSync
+
+final class Todo: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var title = ""
+    @Persisted var done = false
+    @Persisted var priority = 0
+    @Persisted var tags: List<String>
+    @Persisted var owner: Person?
+}
+
+final class Person: Object {
+    @Persisted(primaryKey: true) var id = ""
+    @Persisted var name = ""
+}
+
+/// A class that stays on the device: it has no primary key.
+final class Draft: Object {
+    @Persisted var text = ""
+}
+
+/// A temporary directory holding test realms, removed at the end.
+final class Scratch {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("floe-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func configuration(_ name: String) -> Realm.Configuration {
+        var configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("\(name).floe"))
+        configuration.objectTypes = [Todo.self, Person.self, Draft.self, SyncClient.stateType]
+        configuration.schemaVersion = 1
+        return configuration
+    }
+}
+
+let testSchema = SyncSchema(version: 1, classes: [
+    SyncClass(name: "Person", primaryKey: "id", properties: [
+        SyncProperty(name: "id", kind: .string),
+        SyncProperty(name: "name", kind: .string),
+    ]),
+    SyncClass(name: "Todo", primaryKey: "id", properties: [
+        SyncProperty(name: "id", kind: .int),
+        SyncProperty(name: "title", kind: .string),
+        SyncProperty(name: "done", kind: .bool),
+        SyncProperty(name: "priority", kind: .int),
+        SyncProperty(name: "tags", kind: .string, collection: .list),
+        SyncProperty(name: "owner", kind: .link, isOptional: true, target: "Person"),
+    ]),
+])
+
+func fastOptions() -> SyncClient.Options {
+    var options = SyncClient.Options()
+    options.minimumBackoff = .milliseconds(5)
+    options.maximumBackoff = .milliseconds(50)
+    return options
+}
+
+/// The synced objects of a realm, as the server's rules describe them.
+func syncedObjects(of realm: Realm) async throws -> [SyncObjectID: [String: SyncValue]] {
+    try await realm.read { realm in
+        var objects: [SyncObjectID: [String: SyncValue]] = [:]
+        for todo in realm.objects(Todo.self) {
+            objects[SyncObjectID(className: "Todo", key: .int(Int64(todo.id)))] = [
+                "id": .int(Int64(todo.id)), "title": .string(todo.title), "done": .bool(todo.done),
+                "priority": .int(Int64(todo.priority)), "tags": .list(todo.tags.map { .string($0) }),
+                "owner": todo.owner.map { .link(className: "Person", key: .string($0.id)) } ?? .null,
+            ]
+        }
+        for person in realm.objects(Person.self) {
+            objects[SyncObjectID(className: "Person", key: .string(person.id))] = ["id": .string(person.id), "name": .string(person.name)]
+        }
+        return objects
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func eventually(_ seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
+}
+
+/// Whether the client's realm holds the server's newest version.
+func caughtUp(_ client: SyncClient, _ server: FakeServer) async -> Bool {
+    let version = await server.version
+    return await client.serverVersion == version
+}
