@@ -36,7 +36,11 @@ public protocol ProjectionObservable: AnyObject, SendableMetatype {
 /// `freeze()` gives a `Sendable` snapshot.
 open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// The object shown: reads and writes of projected properties go to it.
-    public let rootObject: Root
+    ///
+    /// ```swift
+    /// let person: Person = projection.rootObject
+    /// ```
+    public internal(set) var rootObject: Root
     /// Set while the builder names a projected property: reads report their field here.
     var fieldReadRecorder: ((any ProjectedField) -> Void)?
 
@@ -75,6 +79,8 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
 @propertyWrapper
 public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     let keyPath: KeyPath<Root, Value>
+    /// The key path compiled to the root's columns, found on the first read of a managed root.
+    var compiled: ProjectedRead<Value>?
 
     /// A projected property that reads `projectedKeyPath` on the root object.
     ///
@@ -99,8 +105,19 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     ) -> Value {
         get {
             let field = projection[keyPath: storageKeyPath]
-            projection.fieldReadRecorder?(field)
-            return projection.rootObject[keyPath: field.keyPath]
+            if let recorder = projection.fieldReadRecorder { recorder(field) }
+            let root = projection.rootObject
+            // A managed root: the root's column, read as its `@Persisted` getter reads it.
+            if let binding = root._floeBinding {
+                if let compiled = field.compiled {
+                    if let value = compiled.read(from: binding) { return value }
+                } else {
+                    let compiled = ProjectedReads.read(of: field.keyPath)
+                    projection[keyPath: storageKeyPath].compiled = compiled
+                    if let value = compiled.read(from: binding) { return value }
+                }
+            }
+            return root[keyPath: field.keyPath]
         }
         set {
             let field = projection[keyPath: storageKeyPath]

@@ -38,13 +38,34 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
         Iterator(roots: rootResults.makeIterator())
     }
 
-    /// Projections of the root results' objects, in order.
+    /// Projections of the root results' objects, in order. When the loop body lets the
+    /// previous projection go (and nothing kept its root object), the next step re-points
+    /// that projection's root at the next object instead of making a projection and an object.
     public struct Iterator: IteratorProtocol {
         var roots: Results<Element.Root>.Iterator
+        /// The projection handed out last.
+        var previous: Element?
+        /// Whether the projections are ``Projection`` subclasses, whose root can be re-pointed.
+        let canReuse = Element.self is Projection<Element.Root>.Type
+
+        init(roots: Results<Element.Root>.Iterator) {
+            self.roots = roots
+        }
 
         /// The next projection, or nil after the last.
         public mutating func next() -> Element? {
-            roots.next().map { Element(projecting: $0) }
+            if canReuse, previous != nil, isKnownUniquelyReferenced(&previous!) {
+                let projection = unsafeDowncast(previous!, to: Projection<Element.Root>.self)
+                if isKnownUniquelyReferenced(&projection.rootObject) {
+                    guard roots.next(reusing: projection.rootObject) != nil else {
+                        previous = nil
+                        return nil
+                    }
+                    return previous
+                }
+            }
+            previous = roots.next(reusing: nil).map { Element(projecting: $0) }
+            return previous
         }
     }
 
