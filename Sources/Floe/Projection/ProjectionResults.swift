@@ -95,11 +95,10 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// ```
     ///
     /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a malformed
-    ///   predicate; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a property the
-    ///   root class does not have.
+    ///   predicate, or a property the root class does not have (naming the position and token).
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> ProjectionResults<Element> {
         let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
-        return ProjectionResults(rootResults: try rootResults.filtered(by: predicate))
+        return ProjectionResults(rootResults: try PredicateParser.locatingErrors(in: predicateFormat, arguments: args) { try rootResults.filtered(by: predicate) })
     }
 
     /// These objects ordered by one projected property (stable; nulls first ascending).

@@ -27,12 +27,57 @@ enum PredicateParser {
         return predicate
     }
 
+    /// `error`, from checking a parsed predicate against the model (a property the class does
+    /// not have, an operator or a value its type does not take), restated as an invalid
+    /// predicate naming where in `format` its key path stands; other errors unchanged.
+    static func locating(_ error: FloeError, in format: String, arguments: [Any]) -> FloeError {
+        let keyPath: String, restated: String
+        switch error {
+        case .invalidKeyPath(let className, let path, let reason):
+            (keyPath, restated) = (path, "key path '\(path)' on \(className): \(reason)")
+        case .typeMismatch(let className, let path, let expected, let value):
+            (keyPath, restated) = (path, "value \(value) for '\(className).\(path)': expected \(expected)")
+        default:
+            return error
+        }
+        var parser = Parser(text: format, arguments: arguments)
+        _ = try? parser.parseOr()
+        // The key path as written, or (for an error about part of it, or a longer form of it)
+        // the first that shares its start.
+        guard let spot = parser.keyPaths.first(where: { $0.path == keyPath })
+                ?? parser.keyPaths.first(where: { keyPath.hasPrefix($0.path) || $0.path.hasPrefix(keyPath) }) else { return error }
+        return .invalidPredicate(predicate: format, position: spot.position, token: spot.token, reason: restated)
+    }
+
+    /// `body`'s answer; a key-path error it throws (it checks a predicate parsed from
+    /// `format` against the model) is restated with its place in `format` (``locating(_:in:arguments:)``).
+    static func locatingErrors<T>(in format: String, arguments: [Any], _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FloeError {
+            throw locating(error, in: format, arguments: arguments)
+        }
+    }
+
     private struct Parser {
         let text: String
         let characters: [Unicode.Scalar]
         let arguments: [Any]
         var position = 0
         var nextArgument = 0
+        /// The key paths read so far: as the predicate tree names them, where they start, as written.
+        var keyPaths: [(path: String, position: Int, token: String)] = []
+
+        /// Notes where `expression`, a key path or an aggregate over one, was written.
+        mutating func record(_ expression: QueryExpression, from start: Int) {
+            let path: QueryKeyPath
+            switch expression {
+            case .keyPath(let keyPath): path = keyPath
+            case .aggregate(let keyPath, _, _): path = keyPath
+            default: return
+            }
+            keyPaths.append((path.description, start, Self.string(characters[start..<position])))
+        }
 
         init(text: String, arguments: [Any]) {
             self.text = text
@@ -176,7 +221,12 @@ enum PredicateParser {
                 return .list(elements)
             }
             if take("%@") { return .constant(try argumentValue()) }
-            if take("%K") { return try keyPathExpression(start: argumentKeyPath()) }
+            if take("%K") {
+                let start = position - 2
+                let expression = try keyPathExpression(start: argumentKeyPath())
+                record(expression, from: start)
+                return expression
+            }
             if character == "\"" || character == "'" { return .constant(.string(try parseString())) }
             if Self.isDigit(character) || ((character == "-" || character == "+") && position + 1 < characters.count && Self.isDigit(characters[position + 1])) {
                 return .constant(try parseNumber())
@@ -191,7 +241,9 @@ enum PredicateParser {
                 case "SUBQUERY" where peek("("): return try parseSubquery(start: start)
                 default:
                     guard !word.isEmpty else { throw failure("expected a key path", at: start) }
-                    return try keyPathExpression(start: word)
+                    let expression = try keyPathExpression(start: word)
+                    record(expression, from: start)
+                    return expression
                 }
             }
             throw failure("expected a value or a key path")
