@@ -5,6 +5,7 @@
 
 /// How one projected property reads its value from a managed root object, found once per
 /// key path (the compiled form is shared by every projection of that key path).
+@usableFromInline
 final class ProjectedRead<Value>: @unchecked Sendable {
     // @unchecked: immutable after init; the decode closure captures no state.
     /// The links followed from the root, in order: each hop's property index in its class
@@ -28,7 +29,7 @@ final class ProjectedRead<Value>: @unchecked Sendable {
     /// The value read from `binding`'s row (and the rows its links lead to), or nil when a
     /// link on the way is nil or the property is not compiled: the caller then applies the
     /// key path, which answers what Swift's optional chaining does.
-    @inline(__always)
+    @usableFromInline
     func read(from binding: ObjectBinding) -> Value? {
         guard let decode else { return nil }
         var current = binding

@@ -43,6 +43,8 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     public internal(set) var rootObject: Root
     /// Set while the builder names a projected property: reads report their field here.
     var fieldReadRecorder: ((any ProjectedField) -> Void)?
+    /// Whether reads report their field (``fieldReadRecorder``).
+    @usableFromInline var isRecordingFieldReads: Bool { fieldReadRecorder != nil }
 
     /// A projection of `object` (managed or not).
     ///
@@ -80,7 +82,7 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
 public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     let keyPath: KeyPath<Root, Value>
     /// The key path compiled to the root's columns, found on the first read of a managed root.
-    var compiled: ProjectedRead<Value>?
+    @usableFromInline var compiled: ProjectedRead<Value>?
 
     /// A projected property that reads `projectedKeyPath` on the root object.
     ///
@@ -98,37 +100,58 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     }
 
     /// Reads and writes through the enclosing projection's root object.
+    // Inlinable (like `@Persisted`'s) so that, in each projection's accessors, the storage
+    // key path becomes a field access and nothing generic is resolved per read.
+    @inlinable
     public static subscript<EnclosingSelf: Projection<Root>>(
         _enclosingInstance projection: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
     ) -> Value {
         get {
-            let field = projection[keyPath: storageKeyPath]
-            if let recorder = projection.fieldReadRecorder { recorder(field) }
-            let root = projection.rootObject
-            // A managed root: the root's column, read as its `@Persisted` getter reads it.
-            if let binding = root._floeBinding {
-                if let compiled = field.compiled {
-                    if let value = compiled.read(from: binding) { return value }
-                } else {
-                    let compiled = ProjectedReads.read(of: field.keyPath)
-                    projection[keyPath: storageKeyPath].compiled = compiled
-                    if let value = compiled.read(from: binding) { return value }
-                }
+            // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
+            if let compiled = projection[keyPath: storageKeyPath].compiled, !projection.isRecordingFieldReads,
+               let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
+                return value
             }
-            return root[keyPath: field.keyPath]
+            return read(projection, storageKeyPath)
         }
         set {
-            let field = projection[keyPath: storageKeyPath]
-            if let writable = field.keyPath as? ReferenceWritableKeyPath<Root, Value> {
-                projection.rootObject[keyPath: writable] = newValue
-                return
-            }
-            // Swift makes no writable key path through an optional link (`\Person.address?.city`):
-            // the write follows the property names the key path reads instead.
-            ProjectedWrite.assign(newValue, through: field.keyPath, of: projection.rootObject, in: "\(EnclosingSelf.self)")
+            write(newValue, projection, storageKeyPath)
         }
+    }
+
+    /// A read that is not the compiled fast path: the first one (which compiles the key path),
+    /// one while the builder names the property, an unmanaged root, a nil link on the way, or
+    /// a key path that stays one.
+    @usableFromInline
+    static func read<EnclosingSelf: Projection<Root>>(
+        _ projection: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
+    ) -> Value {
+        let field = projection[keyPath: storageKeyPath]
+        if let recorder = projection.fieldReadRecorder { recorder(field) }
+        let root = projection.rootObject
+        if let binding = root._floeBinding, field.compiled == nil {
+            let compiled = ProjectedReads.read(of: field.keyPath)
+            projection[keyPath: storageKeyPath].compiled = compiled
+            if let value = compiled.read(from: binding) { return value }
+        }
+        return root[keyPath: field.keyPath]
+    }
+
+    /// Assigns the root's property the key path reads.
+    @usableFromInline
+    static func write<EnclosingSelf: Projection<Root>>(
+        _ newValue: Value, _ projection: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
+    ) {
+        let field = projection[keyPath: storageKeyPath]
+        if let writable = field.keyPath as? ReferenceWritableKeyPath<Root, Value> {
+            projection.rootObject[keyPath: writable] = newValue
+            return
+        }
+        // Swift makes no writable key path through an optional link (`\Person.address?.city`):
+        // the write follows the property names the key path reads instead.
+        ProjectedWrite.assign(newValue, through: field.keyPath, of: projection.rootObject, in: "\(EnclosingSelf.self)")
     }
 
     var rootKeyPath: AnyKeyPath { keyPath }
