@@ -116,8 +116,10 @@ enum ProjectedReads {
         return true
     }
 
-    /// `P._floeDecode`, the `@Persisted` getter's decoding, answering `Value` (`P` is `Value`).
+    /// `P._floeDecode`, the `@Persisted` getter's decoding, as a function answering `Value`
+    /// (`P` is `Value`: the function is cast once here, not each value it decodes).
     private static func decoder<P: _Persistable, Value>(_ type: P.Type, as value: Value.Type) -> (_FloeValue) -> Value {
-        { stored in P._floeDecode(stored) as! Value }
+        let decode: (_FloeValue) -> P = P._floeDecode
+        return decode as! (_FloeValue) -> Value
     }
 }

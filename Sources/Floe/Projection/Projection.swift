@@ -40,7 +40,9 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// ```swift
     /// let person: Person = projection.rootObject
     /// ```
-    public internal(set) var rootObject: Root
+    // A `var` only so that iteration can ask whether the projection holds the sole reference
+    // (`isKnownUniquelyReferenced`); nothing assigns it, so reads need no exclusivity check.
+    @exclusivity(unchecked) public internal(set) var rootObject: Root
     /// Set while the builder names a projected property: reads report their field here.
     var fieldReadRecorder: ((any ProjectedField) -> Void)?
     /// Whether reads report their field (``fieldReadRecorder``).
