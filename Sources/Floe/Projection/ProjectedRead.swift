@@ -11,14 +11,17 @@ final class ProjectedRead<Value>: @unchecked Sendable {
     /// The links followed from the root, in order: each hop's property index in its class
     /// and the class it links to.
     let links: [(property: Int, target: ObjectBase.Type)]
+    /// Whether the property is the root's own (no links to follow).
+    @usableFromInline let isDirect: Bool
     /// The property read at the end of the links (its index in that class's schema).
-    let property: Int
+    @usableFromInline let property: Int
     /// The `@Persisted` getter's decoding; nil when the key path cannot be compiled (the
     /// projection then applies the key path to the root object).
-    let decode: ((_FloeValue) -> Value)?
+    @usableFromInline let decode: ((_FloeValue) -> Value)?
 
     init(links: [(property: Int, target: ObjectBase.Type)], property: Int, decode: ((_FloeValue) -> Value)?) {
         self.links = links
+        isDirect = links.isEmpty
         self.property = property
         self.decode = decode
     }
@@ -29,9 +32,17 @@ final class ProjectedRead<Value>: @unchecked Sendable {
     /// The value read from `binding`'s row (and the rows its links lead to), or nil when a
     /// link on the way is nil or the property is not compiled: the caller then applies the
     /// key path, which answers what Swift's optional chaining does.
-    @usableFromInline
+    @inlinable
     func read(from binding: ObjectBinding) -> Value? {
         guard let decode else { return nil }
+        // The root's own property: exactly the `@Persisted` getter's read and decoding.
+        if isDirect { return decode(binding.read(column: binding.column(ofProperty: property))) }
+        return readThroughLinks(from: binding, decode)
+    }
+
+    /// ``read(from:)`` for a property behind links.
+    @usableFromInline
+    func readThroughLinks(from binding: ObjectBinding, _ decode: (_FloeValue) -> Value) -> Value? {
         var current = binding
         for link in links {
             let stored = current.read(column: current.tableBinding.columnOfProperty[link.property])
