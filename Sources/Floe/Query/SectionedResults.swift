@@ -171,36 +171,39 @@ enum Sectioning {
     /// Objects gathered into sections as they come.
     struct Grouping<Key: _Persistable & Hashable> {
         private var sections: [(key: Key, keys: [Int64])] = []
-        /// Each key's section, once there are more sections than a scan compares cheaply.
         private var indexOfKey: [Key: Int] = [:]
-        /// The section the previous object went to: runs of equal keys skip the lookup.
+        /// String keys (the common case: first letters) are looked up in a dictionary of
+        /// strings, hashed and compared by code made for strings rather than through `Key`'s
+        /// generic conformance.
+        private var indexOfString: [String: Int] = [:]
+        private let keysAreStrings = Key.self == String.self
+        /// The section the previous object went to: runs of equal keys skip the hash lookup.
         private var last = -1
-        /// Up to this many sections, a key is found by comparing it with each section's key:
-        /// cheaper than hashing it (a string's hash reads all of it, through SipHash).
-        private static var scanLimit: Int { 32 }
 
         mutating func add(_ key: Int64, _ sectionKey: Key) {
+            if keysAreStrings {
+                // `Key` is `String`: the cast reinterprets a value of the same type.
+                addString(key, unsafeBitCast(sectionKey, to: String.self), sectionKey)
+                return
+            }
             if last >= 0, sections[last].key == sectionKey {
                 sections[last].keys.append(key)
-                return
-            }
-            let found: Int?
-            if sections.count <= Self.scanLimit {
-                found = sections.firstIndex { $0.key == sectionKey }
-            } else {
-                found = indexOfKey[sectionKey]
-            }
-            if let index = found {
+            } else if let index = indexOfKey[sectionKey] {
                 sections[index].keys.append(key)
                 last = index
-                return
+            } else {
+                indexOfKey[sectionKey] = sections.count
+                last = sections.count
+                sections.append((sectionKey, [key]))
             }
-            last = sections.count
-            sections.append((sectionKey, [key]))
-            if sections.count == Self.scanLimit + 1 {
-                for (index, section) in sections.enumerated() { indexOfKey[section.key] = index }
-            } else if sections.count > Self.scanLimit {
-                indexOfKey[sectionKey] = last
+        }
+
+        private mutating func addString(_ key: Int64, _ string: String, _ sectionKey: Key) {
+            if let index = indexOfString[string] {
+                sections[index].keys.append(key)
+            } else {
+                indexOfString[string] = sections.count
+                sections.append((sectionKey, [key]))
             }
         }
 
@@ -248,19 +251,9 @@ extension Results {
     /// ```
     ///
     /// - Throws: ``FloeError`` when the realm's version cannot be read.
-    // Inlinable so that the key path, known where it is written, is applied as a direct
-    // property access in the key function rather than through the generic key-path runtime.
-    @inlinable
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true) throws -> SectionedResults<Key, Element> {
-        try sectioned(key: { $0[keyPath: keyPath] }, keyOrder: ascending)
-    }
-
-    /// Sections by the key `key` computes: in key order (`keyOrder` true or false) or in the
-    /// order their first object appears (nil).
-    @usableFromInline
-    func sectioned<Key: _Persistable & Hashable>(key: @escaping (Element) -> Key, keyOrder: Bool?) throws -> SectionedResults<Key, Element> {
         _ = try core.tableBinding(for: Element.self)
-        return SectionedResults(results: self, sectionKey: key, keyOrder: keyOrder)
+        return SectionedResults(results: self, sectionKey: { $0[keyPath: keyPath] }, keyOrder: ascending)
     }
 
     /// These objects sorted by `sortDescriptors`, then in sections by the key `block`
@@ -288,7 +281,6 @@ extension Results {
     ///
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a sort key path
     ///   the class does not have.
-    @inlinable
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>,
                                                          sortDescriptors: [SortDescriptor]) throws -> SectionedResults<Key, Element> {
         try sectioned(by: { $0[keyPath: keyPath] }, sortDescriptors: sortDescriptors)
