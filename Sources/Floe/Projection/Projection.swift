@@ -57,6 +57,13 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
         rootObject = object
     }
 
+    /// Whether nothing but this projection holds its root object (then iteration may re-point
+    /// the root at the next row).
+    @usableFromInline
+    final func holdsOnlyReferenceToRoot() -> Bool {
+        isKnownUniquelyReferenced(&rootObject)
+    }
+
     /// Whether the root object is managed by a realm.
     ///
     /// ```swift

@@ -42,21 +42,24 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// previous projection go (and nothing kept its root object), the next step re-points
     /// that projection's root at the next object instead of making a projection and an object.
     public struct Iterator: IteratorProtocol {
-        var roots: Results<Element.Root>.Iterator
+        @usableFromInline var roots: Results<Element.Root>.Iterator
         /// The projection handed out last.
-        var previous: Element?
+        @usableFromInline var previous: Element?
         /// Whether the projections are ``Projection`` subclasses, whose root can be re-pointed.
-        let canReuse = Element.self is Projection<Element.Root>.Type
+        @usableFromInline let canReuse = Element.self is Projection<Element.Root>.Type
 
         init(roots: Results<Element.Root>.Iterator) {
             self.roots = roots
         }
 
         /// The next projection, or nil after the last.
+        // Inlinable so that, made for the caller's projection class, a step looks up no
+        // generic type's metadata at run time.
+        @inlinable
         public mutating func next() -> Element? {
             if canReuse, previous != nil, isKnownUniquelyReferenced(&previous!) {
                 let projection = unsafeDowncast(previous!, to: Projection<Element.Root>.self)
-                if isKnownUniquelyReferenced(&projection.rootObject) {
+                if projection.holdsOnlyReferenceToRoot() {
                     guard roots.next(reusing: projection.rootObject) != nil else {
                         previous = nil
                         return nil

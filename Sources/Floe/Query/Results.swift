@@ -103,6 +103,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         /// The next object: `reusable` re-pointed at it when given (the caller knows nothing
         /// else holds it), otherwise a new object. Keeps no reference to what it returns.
+        @usableFromInline
         mutating func next(reusing reusable: Element?) -> Element? {
             if let keys, let binding {
                 guard keyIndex < keys.count else { return nil }
