@@ -13,9 +13,17 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // P1, P2, Q2 and Q3 at a tenth of the size, for callgrind's instruction counts.
+        .executableTarget(
+            name: "floe-costs",
+            dependencies: [.product(name: "Floe", package: "Floe")]
+        ),
+        // Counts the process's allocations for the memory workloads (M).
+        .target(name: "MallocCounter"),
         .executableTarget(
             name: "floe-bench",
             dependencies: [
+                "MallocCounter",
                 .product(name: "Floe", package: "Floe"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -103,7 +103,7 @@ import Testing
         }
         #expect(longArray?.description == "Hound: an array of 6 values was given, but Hound has 5 persisted properties (an array fills them in declared order).")
         let comparison = await Self.message({ realm in _ = try realm.objects(Hound.self).filter("name > %@", 3).count }, in: realm)
-        #expect(comparison == "Invalid value 3 for 'Hound.name': expected String (to compare with name).")
+        #expect(comparison == "Invalid predicate 'name > %@' at position 0 ('name'): value 3 for 'Hound.name': expected String (to compare with name).")
         #expect(try await realm.read { realm in realm.objects(Hound.self).count } == 4)
     }
 }

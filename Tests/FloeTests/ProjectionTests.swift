@@ -40,6 +40,14 @@ enum Projections {
         var nothing: Int { 3 }
     }
 
+    /// Key paths that read `name` but answer something else: they must not be compiled to
+    /// `name`'s column.
+    class TransformingProjection: Projection<Computed> {
+        @Projected(\Computed.name) var name
+        @Projected(\Computed.shout) var shout
+        @Projected(\Computed.name.count) var length
+    }
+
     class BadProjection: Projection<Computed> {
         @Projected(\Computed.name) var name
         @Projected(\Computed.nothing) var nothing
@@ -211,6 +219,89 @@ enum Projections {
 }
 
 extension ProjectionTests {
+    @Test func compiledReadsAnswerWhatTheKeyPathAnswers() async throws {
+        let realm = try await realm()
+        try await seed(realm)
+        try await realm.write { realm in
+            try realm.create(Projections.Computed.self, value: ["name": "Émile"])
+            let keyed = try realm.create(Projections.Keyed.self, value: ["id": 1, "name": "one"])
+            try realm.create(Projections.Keyed.self, value: ["id": 2, "name": "two", "best": keyed])
+        }
+        try await realm.read { realm in
+            let found = realm.objects(Projections.TransformingProjection.self).first
+            #expect(found != nil)
+            guard let computed = found else { return }
+            // Read twice: the first read compiles, the second goes to the column.
+            for _ in 0..<2 {
+                #expect(computed.name == "Émile")
+                #expect(computed.shout == "ÉMILE")
+                #expect(computed.length == 5)
+            }
+            #expect(ProjectedReads.read(of: \Projections.Computed.name).isCompiled)
+            #expect(!ProjectedReads.read(of: \Projections.Computed.shout).isCompiled)
+            #expect(!ProjectedReads.read(of: \Projections.Computed.name.count).isCompiled)
+            // Through an embedded object and a to-one link, nil links included.
+            #expect(ProjectedReads.read(of: \Person.address?.city).isCompiled)
+            #expect(ProjectedReads.read(of: \Projections.Keyed.best?.name).isCompiled)
+            let people = realm.objects(PersonProjection.self)
+            for _ in 0..<2 {
+                #expect(people.map(\.homeCity) == ["Lisbon", "Oslo", nil])
+                #expect(people.map(\.firstName) == ["Ana", "Bo", "Cy"])
+            }
+            let first = realm.object(ofType: Projections.KeyedProjection.self, forPrimaryKey: 1)
+            let second = realm.object(ofType: Projections.KeyedProjection.self, forPrimaryKey: 2)
+            #expect(first != nil && second != nil)
+            guard let one = first, let two = second else { return }
+            for _ in 0..<2 {
+                #expect(one.bestName == nil)
+                #expect(two.bestName == "one")
+                #expect(two.title == "two")
+            }
+        }
+        // Live: a compiled read sees later writes, through the link too.
+        let seen = try await realm.write { realm in
+            let two = realm.object(ofType: Projections.KeyedProjection.self, forPrimaryKey: 2)!
+            let before = (two.title, two.bestName)
+            realm.object(ofType: Projections.Keyed.self, forPrimaryKey: 1)!.name = "uno"
+            realm.object(ofType: Projections.Keyed.self, forPrimaryKey: 2)!.name = "dos"
+            let after = (two.title, two.bestName)
+            realm.object(ofType: Projections.Keyed.self, forPrimaryKey: 2)!.best = nil
+            return [before.0, before.1, after.0, after.1, two.bestName]
+        }
+        #expect(seen == ["two", "one", "dos", "uno", nil])
+    }
+
+    @Test func iterationReusesOnlyWhatNothingElseHolds() async throws {
+        let realm = try await realm()
+        try await seed(realm)
+        try await realm.read { realm in
+            // Kept projections keep their own objects.
+            var kept: [PersonProjection] = []
+            for person in realm.objects(PersonProjection.self) { kept.append(person) }
+            #expect(kept.map(\.firstName) == ["Ana", "Bo", "Cy"])
+            #expect(Set(kept.map { ObjectIdentifier($0) }).count == 3)
+            // Kept roots too, though their projections were let go.
+            var roots: [Person] = []
+            for person in realm.objects(PersonProjection.self) { roots.append(person.rootObject) }
+            #expect(roots.map(\.firstName) == ["Ana", "Bo", "Cy"])
+            // Let go: one projection walks every row.
+            var seen = Set<ObjectIdentifier>()
+            var names: [String] = []
+            for person in realm.objects(PersonProjection.self) {
+                seen.insert(ObjectIdentifier(person))
+                names.append(person.firstName)
+            }
+            #expect(names == ["Ana", "Bo", "Cy"])
+            #expect(seen.count == 1)
+            // Queried results walk the same way.
+            let sorted = try realm.objects(PersonProjection.self).sorted(byKeyPath: "firstName", ascending: false)
+            #expect(sorted.map(\.firstName) == ["Cy", "Bo", "Ana"])
+            var sortedNames: [String] = []
+            for person in sorted { sortedNames.append(person.firstName) }
+            #expect(sortedNames == ["Cy", "Bo", "Ana"])
+        }
+    }
+
     @Test func projectionsFromTheActorAndFromFrozenRealms() async throws {
         let realm = try await realm()
         try await seed(realm)

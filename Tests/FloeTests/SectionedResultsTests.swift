@@ -46,6 +46,26 @@ import Testing
         #expect(sections.map(\.count).reduce(0, +) == 200)
     }
 
+    @Test func manySectionsGroupLikeFewOnes() async throws {
+        // Past a few dozen sections the grouping looks keys up by hash instead of comparing
+        // them one by one: both must give Swift's grouping, in first-appearance order too.
+        let realm = try await Self.makeRealm(count: 600)
+        let (byKey, byBlock, expected, firstAppearance) = try await realm.read { realm in
+            let contacts = realm.objects(Contact.self)
+            let key = { (contact: Contact) in "\(contact.id % 45)-\(contact.age % 3)" }
+            let byKey = try contacts.sectioned(by: \.id, ascending: true).count
+            let byBlock = try contacts.sectioned(by: key, sortDescriptors: [])
+            let all = Array(contacts)
+            var order: [String] = []
+            for contact in all where !order.contains(key(contact)) { order.append(key(contact)) }
+            let expected = order.map { label in all.filter { key($0) == label }.map(\.id) }
+            return (byKey, byBlock.map { $0.map(\.id) }, expected, byBlock.allKeys == order)
+        }
+        #expect(byKey == 600)
+        #expect(expected.count > 100 && byBlock == expected, "\(expected.count) sections")
+        #expect(firstAppearance)
+    }
+
     @Test func descendingKeysAndTheBlockForm() async throws {
         let realm = try await Self.makeRealm()
         let (descending, byAge, expectedAges) = try await realm.read { realm in

@@ -25,6 +25,7 @@ func workloadGroups() -> [WorkloadGroup] {
         WorkloadGroup(name: "W5", summary: "object API: count age > 50 && name BEGINSWITH dog1 over 100k dogs, 100 times, vs GRDB", run: QueryWorkloads.runW5),
         WorkloadGroup(name: "P", summary: "projections: a projected property (P1), iterating projections (P2), a type-projected URL (P3), each against the object itself", run: ProjectionWorkloads.run),
         WorkloadGroup(name: "Q", summary: "queries: indexed == over 1M vs a scan (Q1), sort 100k vs GRDB ORDER BY (Q2), 80k contacts in sections (Q3), parse and plan (Q4)", run: QueryWorkloads.runQueries),
+        WorkloadGroup(name: "M", summary: "memory: allocations of a count (M1) and of filters (M2–M4) over 1M dogs, by a malloc counter", run: MemoryWorkloads.run),
         WorkloadGroup(name: "W6", summary: "object API: age += 1 on 100k dogs in one write vs GRDB", run: ObjectUpdateWorkloads.run),
         WorkloadGroup(name: "W7", summary: "object API: delete all 100k dogs vs GRDB", run: DeleteAllWorkloads.run),
         WorkloadGroup(name: "W8", summary: "object API: 100 tasks of durable one-dog writes at once (group commit) vs GRDB", run: GroupCommitWorkloads.run),

@@ -150,7 +150,49 @@ struct RowCursor {
     }
 }
 
+/// Finds many rows of one table in one version by key: a binary search over the leaves' last
+/// keys, then one inside the leaf, over arrays the locator holds (no descent through the
+/// tree's inner nodes per row). For walking a query's keys in an order of their own.
+struct RowLocator {
+    private let leaves: [ClusterNode]
+    private let lastKeys: [Int64]
+    private let group: GroupNode
+    private let mutationCount: Int
+    private let rowLayoutCount: Int
+
+    fileprivate init(leaves: [ClusterNode], reader: any VersionReading) {
+        self.leaves = leaves
+        lastKeys = leaves.map { $0.keys.last ?? .min }
+        group = reader.group
+        mutationCount = reader.mutationCount
+        rowLayoutCount = reader.rowLayoutCount
+    }
+
+    /// Where object `key` sits (nil: no such object).
+    func position(of key: Int64) -> RowPosition? {
+        var low = 0, high = lastKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lastKeys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        guard low < leaves.count else { return nil }
+        let leaf = leaves[low]
+        var first = 0, end = leaf.keys.count
+        while first < end {
+            let middle = (first + end) / 2
+            if leaf.keys[middle] < key { first = middle + 1 } else { end = middle }
+        }
+        guard first < leaf.keys.count, leaf.keys[first] == key else { return nil }
+        return RowPosition(leaf: leaf, row: first, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount)
+    }
+}
+
 extension VersionReading {
+    /// A locator of `table`'s rows in this version.
+    func rowLocator(of table: TableHandle) throws(FloeError) -> RowLocator {
+        RowLocator(leaves: try leaves(of: table), reader: self)
+    }
+
     /// Where object `key` of `table` sits in this version (nil: no such object).
     func position(of key: Int64, in table: TableHandle) throws(FloeError) -> RowPosition? {
         guard let (leaf, row) = try ClusterTree.find(key, in: tableNode(table).root) else { return nil }

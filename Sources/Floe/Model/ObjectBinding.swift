@@ -58,6 +58,12 @@ final class ObjectBinding {
 
     var className: String { tableBinding.schema.className }
 
+    /// The column of the class's property at `index` (in schema order) in this object's table.
+    @usableFromInline
+    func column(ofProperty index: Int) -> Int {
+        tableBinding.columnOfProperty[index]
+    }
+
     /// What a read of `column` answers when its bytes are damaged: the type's default (nil
     /// for optionals), which decodes without trapping; the enclosing read throws anyway.
     private func placeholder(forColumn column: Int) -> Value {

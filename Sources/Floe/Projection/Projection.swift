@@ -36,9 +36,17 @@ public protocol ProjectionObservable: AnyObject, SendableMetatype {
 /// `freeze()` gives a `Sendable` snapshot.
 open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// The object shown: reads and writes of projected properties go to it.
-    public let rootObject: Root
+    ///
+    /// ```swift
+    /// let person: Person = projection.rootObject
+    /// ```
+    // A `var` only so that iteration can ask whether the projection holds the sole reference
+    // (`isKnownUniquelyReferenced`); nothing assigns it, so reads need no exclusivity check.
+    @exclusivity(unchecked) public internal(set) var rootObject: Root
     /// Set while the builder names a projected property: reads report their field here.
     var fieldReadRecorder: ((any ProjectedField) -> Void)?
+    /// Whether reads report their field (``fieldReadRecorder``).
+    @usableFromInline var isRecordingFieldReads: Bool { fieldReadRecorder != nil }
 
     /// A projection of `object` (managed or not).
     ///
@@ -47,6 +55,13 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// ```
     public required init(projecting object: Root) {
         rootObject = object
+    }
+
+    /// Whether nothing but this projection holds its root object (then iteration may re-point
+    /// the root at the next row).
+    @usableFromInline
+    final func holdsOnlyReferenceToRoot() -> Bool {
+        isKnownUniquelyReferenced(&rootObject)
     }
 
     /// Whether the root object is managed by a realm.
@@ -75,6 +90,8 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
 @propertyWrapper
 public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     let keyPath: KeyPath<Root, Value>
+    /// The key path compiled to the root's columns, found on the first read of a managed root.
+    @usableFromInline var compiled: ProjectedRead<Value>?
 
     /// A projected property that reads `projectedKeyPath` on the root object.
     ///
@@ -92,26 +109,58 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     }
 
     /// Reads and writes through the enclosing projection's root object.
+    // Inlinable (like `@Persisted`'s) so that, in each projection's accessors, the storage
+    // key path becomes a field access and nothing generic is resolved per read.
+    @inlinable
     public static subscript<EnclosingSelf: Projection<Root>>(
         _enclosingInstance projection: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
     ) -> Value {
         get {
-            let field = projection[keyPath: storageKeyPath]
-            projection.fieldReadRecorder?(field)
-            return projection.rootObject[keyPath: field.keyPath]
+            // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
+            if let compiled = projection[keyPath: storageKeyPath].compiled, !projection.isRecordingFieldReads,
+               let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
+                return value
+            }
+            return read(projection, storageKeyPath)
         }
         set {
-            let field = projection[keyPath: storageKeyPath]
-            if let writable = field.keyPath as? ReferenceWritableKeyPath<Root, Value> {
-                projection.rootObject[keyPath: writable] = newValue
-                return
-            }
-            // Swift makes no writable key path through an optional link (`\Person.address?.city`):
-            // the write follows the property names the key path reads instead.
-            ProjectedWrite.assign(newValue, through: field.keyPath, of: projection.rootObject, in: "\(EnclosingSelf.self)")
+            write(newValue, projection, storageKeyPath)
         }
+    }
+
+    /// A read that is not the compiled fast path: the first one (which compiles the key path),
+    /// one while the builder names the property, an unmanaged root, a nil link on the way, or
+    /// a key path that stays one.
+    @usableFromInline
+    static func read<EnclosingSelf: Projection<Root>>(
+        _ projection: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
+    ) -> Value {
+        let field = projection[keyPath: storageKeyPath]
+        if let recorder = projection.fieldReadRecorder { recorder(field) }
+        let root = projection.rootObject
+        if let binding = root._floeBinding, field.compiled == nil {
+            let compiled = ProjectedReads.read(of: field.keyPath)
+            projection[keyPath: storageKeyPath].compiled = compiled
+            if let value = compiled.read(from: binding) { return value }
+        }
+        return root[keyPath: field.keyPath]
+    }
+
+    /// Assigns the root's property the key path reads.
+    @usableFromInline
+    static func write<EnclosingSelf: Projection<Root>>(
+        _ newValue: Value, _ projection: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
+    ) {
+        let field = projection[keyPath: storageKeyPath]
+        if let writable = field.keyPath as? ReferenceWritableKeyPath<Root, Value> {
+            projection.rootObject[keyPath: writable] = newValue
+            return
+        }
+        // Swift makes no writable key path through an optional link (`\Person.address?.city`):
+        // the write follows the property names the key path reads instead.
+        ProjectedWrite.assign(newValue, through: field.keyPath, of: projection.rootObject, in: "\(EnclosingSelf.self)")
     }
 
     var rootKeyPath: AnyKeyPath { keyPath }

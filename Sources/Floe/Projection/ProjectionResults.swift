@@ -38,13 +38,37 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
         Iterator(roots: rootResults.makeIterator())
     }
 
-    /// Projections of the root results' objects, in order.
+    /// Projections of the root results' objects, in order. When the loop body lets the
+    /// previous projection go (and nothing kept its root object), the next step re-points
+    /// that projection's root at the next object instead of making a projection and an object.
     public struct Iterator: IteratorProtocol {
-        var roots: Results<Element.Root>.Iterator
+        @usableFromInline var roots: Results<Element.Root>.Iterator
+        /// The projection handed out last.
+        @usableFromInline var previous: Element?
+        /// Whether the projections are ``Projection`` subclasses, whose root can be re-pointed.
+        @usableFromInline let canReuse = Element.self is Projection<Element.Root>.Type
+
+        init(roots: Results<Element.Root>.Iterator) {
+            self.roots = roots
+        }
 
         /// The next projection, or nil after the last.
+        // Inlinable so that, made for the caller's projection class, a step looks up no
+        // generic type's metadata at run time.
+        @inlinable
         public mutating func next() -> Element? {
-            roots.next().map { Element(projecting: $0) }
+            if canReuse, previous != nil, isKnownUniquelyReferenced(&previous!) {
+                let projection = unsafeDowncast(previous!, to: Projection<Element.Root>.self)
+                if projection.holdsOnlyReferenceToRoot() {
+                    guard roots.next(reusing: projection.rootObject) != nil else {
+                        previous = nil
+                        return nil
+                    }
+                    return previous
+                }
+            }
+            previous = roots.next(reusing: nil).map { Element(projecting: $0) }
+            return previous
         }
     }
 
@@ -74,11 +98,10 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// ```
     ///
     /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a malformed
-    ///   predicate; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a property the
-    ///   root class does not have.
+    ///   predicate, or a property the root class does not have (naming the position and token).
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> ProjectionResults<Element> {
         let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
-        return ProjectionResults(rootResults: try rootResults.filtered(by: predicate))
+        return ProjectionResults(rootResults: try PredicateParser.locatingErrors(in: predicateFormat, arguments: args) { try rootResults.filtered(by: predicate) })
     }
 
     /// These objects ordered by one projected property (stable; nulls first ascending).

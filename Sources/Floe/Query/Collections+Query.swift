@@ -35,7 +35,8 @@ extension Results {
 
     /// `filter(_:_:)` with its arguments as an array.
     func filter(_ predicateFormat: String, arguments: [Any]) throws -> Results<Element> {
-        try filtered(by: PredicateParser.parse(predicateFormat, arguments: arguments))
+        let predicate = try PredicateParser.parse(predicateFormat, arguments: arguments)
+        return try PredicateParser.locatingErrors(in: predicateFormat, arguments: arguments) { try filtered(by: predicate) }
     }
 
     /// These results ordered by the property a key path names (stable; nulls first ascending).
@@ -73,9 +74,8 @@ extension _ObjectResultsConvertible {
     /// ```
     ///
     /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a
-    ///   malformed predicate; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a
-    ///   property the class does not have; ``FloeError/invalidOperation(className:detail:)``
-    ///   for an unmanaged collection.
+    ///   malformed predicate, or a property the class does not have (naming the position and
+    ///   token); ``FloeError/invalidOperation(className:detail:)`` for an unmanaged collection.
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> Results<_QueriedObject> {
         try _objectResults().filter(predicateFormat, arguments: args)
     }

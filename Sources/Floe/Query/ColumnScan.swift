@@ -23,7 +23,8 @@ struct ColumnScan {
         case between(slot: Int, Value, Value)
         /// A string column's `BEGINSWITH` or `==` without options: Swift's own comparisons on
         /// the stored strings, as the general evaluator does.
-        case prefix(slot: Int, String)
+        /// `ascii`: the prefix's UTF-8 bytes when all are ASCII (made once, not per leaf).
+        case prefix(slot: Int, String, ascii: [UInt8]?)
         case stringEqual(slot: Int, String, negated: Bool)
     }
 
@@ -113,9 +114,8 @@ struct ColumnScan {
                     }
                 }
             }
-        case .prefix(let slot, let prefix):
+        case .prefix(let slot, let prefix, let ascii):
             let nulls = storages[slot].nulls
-            let ascii = prefix.utf8.allSatisfy { $0 < 0x80 } ? Array(prefix.utf8) : nil
             storages[slot].strings.withUnsafeBufferPointer { strings in
                 mask.withUnsafeMutableBufferPointer { mask in
                     for row in mask.indices where mask[row] {
@@ -229,7 +229,7 @@ struct ColumnScan {
                 if type == .int, case .int(let int) = value { return .integer(slot: slot, op, int) }
                 if type == .string, case .string(let string) = value, comparison.options.isEmpty {
                     switch op {
-                    case .beginsWith: return .prefix(slot: slot, string)
+                    case .beginsWith: return .prefix(slot: slot, string, ascii: string.utf8.allSatisfy { $0 < 0x80 } ? Array(string.utf8) : nil)
                     case .equal: return .stringEqual(slot: slot, string, negated: false)
                     case .notEqual: return .stringEqual(slot: slot, string, negated: true)
                     default: break

@@ -10,10 +10,10 @@ extension FrozenResults {
     /// ```
     ///
     /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a
-    ///   malformed predicate; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a
-    ///   property the class does not have.
+    ///   malformed predicate, or a property the class does not have (naming the position and token).
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> FrozenResults<Element> {
-        try narrowed((query ?? ResultsQuery()).filtered(by: PredicateParser.parse(predicateFormat, arguments: args)))
+        let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
+        return try PredicateParser.locatingErrors(in: predicateFormat, arguments: args) { try narrowed((query ?? ResultsQuery()).filtered(by: predicate)) }
     }
 
     /// The frozen objects that meet a condition written with the type-safe builder.

@@ -27,12 +27,57 @@ enum PredicateParser {
         return predicate
     }
 
+    /// `error`, from checking a parsed predicate against the model (a property the class does
+    /// not have, an operator or a value its type does not take), restated as an invalid
+    /// predicate naming where in `format` its key path stands; other errors unchanged.
+    static func locating(_ error: FloeError, in format: String, arguments: [Any]) -> FloeError {
+        let keyPath: String, restated: String
+        switch error {
+        case .invalidKeyPath(let className, let path, let reason):
+            (keyPath, restated) = (path, "key path '\(path)' on \(className): \(reason)")
+        case .typeMismatch(let className, let path, let expected, let value):
+            (keyPath, restated) = (path, "value \(value) for '\(className).\(path)': expected \(expected)")
+        default:
+            return error
+        }
+        var parser = Parser(text: format, arguments: arguments)
+        _ = try? parser.parseOr()
+        // The key path as written, or (for an error about part of it, or a longer form of it)
+        // the first that shares its start.
+        guard let spot = parser.keyPaths.first(where: { $0.path == keyPath })
+                ?? parser.keyPaths.first(where: { keyPath.hasPrefix($0.path) || $0.path.hasPrefix(keyPath) }) else { return error }
+        return .invalidPredicate(predicate: format, position: spot.position, token: spot.token, reason: restated)
+    }
+
+    /// `body`'s answer; a key-path error it throws (it checks a predicate parsed from
+    /// `format` against the model) is restated with its place in `format` (``locating(_:in:arguments:)``).
+    static func locatingErrors<T>(in format: String, arguments: [Any], _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FloeError {
+            throw locating(error, in: format, arguments: arguments)
+        }
+    }
+
     private struct Parser {
         let text: String
         let characters: [Unicode.Scalar]
         let arguments: [Any]
         var position = 0
         var nextArgument = 0
+        /// The key paths read so far: as the predicate tree names them, where they start, as written.
+        var keyPaths: [(path: String, position: Int, token: String)] = []
+
+        /// Notes where `expression`, a key path or an aggregate over one, was written.
+        mutating func record(_ expression: QueryExpression, from start: Int) {
+            let path: QueryKeyPath
+            switch expression {
+            case .keyPath(let keyPath): path = keyPath
+            case .aggregate(let keyPath, _, _): path = keyPath
+            default: return
+            }
+            keyPaths.append((path.description, start, Self.string(characters[start..<position])))
+        }
 
         init(text: String, arguments: [Any]) {
             self.text = text
@@ -98,8 +143,44 @@ enum PredicateParser {
             }
             let op = try parseOperator()
             let options = try parseOptions()
+            let rhsStart = position
             let rhs = try parseExpression()
+            if case .keyPath(let path) = lhs, path.components.last == .type {
+                return try typeComparison(path, op, rhs, quantifier: quantifier, at: operatorStart, rhsStart: rhsStart)
+            }
             return .comparison(QueryComparison(lhs: lhs, op: op, rhs: rhs, options: options, quantifier: quantifier))
+        }
+
+        /// `mixed.@type == 'string'`: the type names Realm takes (any case), a group
+        /// (`'numeric'`) standing for its members; `==`, `!=` and `IN` only.
+        mutating func typeComparison(_ path: QueryKeyPath, _ op: QueryOperator, _ rhs: QueryExpression, quantifier: QueryQuantifier,
+                                     at operatorStart: Int, rhsStart: Int) throws(FloeError) -> QueryPredicate {
+            let refusal = "@type is compared with type names: 'string', 'int', 'numeric'…"
+            let elements: [QueryExpression]
+            switch rhs {
+            case .constant(.string): elements = [rhs]
+            case .list(let list) where op == .in: elements = list
+            case .constant(.list(let values)) where op == .in: elements = values.map { .constant($0) }
+            default: throw failure(refusal, at: rhsStart)
+            }
+            var written: [String] = []
+            for element in elements {
+                guard case .constant(.string(let name)) = element else { throw failure(refusal, at: rhsStart) }
+                written.append(name)
+            }
+            var names: [Value] = []
+            for name in written {
+                guard let members = QueryTypeNames.members(of: name) else {
+                    throw failure("'\(name)' is not a type name (\(QueryTypeNames.known))", at: rhsStart)
+                }
+                names += members.map { .string($0) }
+            }
+            let membership = QueryPredicate.comparison(QueryComparison(lhs: .keyPath(path), op: .in, rhs: .constant(.list(names)), quantifier: quantifier))
+            switch op {
+            case .equal, .in: return membership
+            case .notEqual: return .not(membership)
+            default: throw failure("@type takes ==, != or IN", at: operatorStart)
+            }
         }
 
         mutating func parseOperator() throws(FloeError) -> QueryOperator {
@@ -140,7 +221,12 @@ enum PredicateParser {
                 return .list(elements)
             }
             if take("%@") { return .constant(try argumentValue()) }
-            if take("%K") { return try keyPathExpression(start: argumentKeyPath()) }
+            if take("%K") {
+                let start = position - 2
+                let expression = try keyPathExpression(start: argumentKeyPath())
+                record(expression, from: start)
+                return expression
+            }
             if character == "\"" || character == "'" { return .constant(.string(try parseString())) }
             if Self.isDigit(character) || ((character == "-" || character == "+") && position + 1 < characters.count && Self.isDigit(characters[position + 1])) {
                 return .constant(try parseNumber())
@@ -155,17 +241,78 @@ enum PredicateParser {
                 case "SUBQUERY" where peek("("): return try parseSubquery(start: start)
                 default:
                     guard !word.isEmpty else { throw failure("expected a key path", at: start) }
-                    return try keyPathExpression(start: word)
+                    let expression = try keyPathExpression(start: word)
+                    record(expression, from: start)
+                    return expression
                 }
             }
             throw failure("expected a value or a key path")
         }
 
-        /// A key path, possibly ending in a collection operator: `dogs.@count`, `dogs.@max.age`.
+        /// A key path, possibly with subscripts (`prices['a']`, `prices[%@]`, `mixed[0]`,
+        /// `mixed[*]`, `mixed[FIRST]`, `mixed[LAST]`, `mixed[SIZE]`) and ending in a collection
+        /// operator: `dogs.@count`, `dogs.@max.age`.
         mutating func keyPathExpression(start path: String) throws(FloeError) -> QueryExpression {
+            var components: [QueryKeyPathComponent] = []
+            var text = path
+            while true {
+                if let aggregate = try appendParts(of: text, to: &components) { return aggregate }
+                // A subscript follows the key path directly (`[c]` after an operator is an option).
+                guard position < characters.count, characters[position] == "[", !components.isEmpty else { break }
+                repeat { components.append(try parseSubscript()) } while position < characters.count && characters[position] == "["
+                guard position < characters.count, characters[position] == "." else { break }
+                position += 1
+                let partStart = position
+                text = readIdentifierPath()
+                guard !text.isEmpty else { throw failure("expected a property or an operator after '.'", at: partStart) }
+            }
+            return .keyPath(QueryKeyPath(components))
+        }
+
+        /// `[…]` after a key path, at the `[`.
+        mutating func parseSubscript() throws(FloeError) -> QueryKeyPathComponent {
+            let start = position
+            position += 1
+            skipSpaces()
+            guard position < characters.count else { throw failure("unterminated subscript", at: start) }
+            let component: QueryKeyPathComponent
+            let character = characters[position]
+            if character == "\"" || character == "'" {
+                component = .mapKey(try parseString())
+            } else if take("%@") {
+                let argumentStart = position - 2
+                guard nextArgument < arguments.count else { throw failure("more %@ than arguments (\(arguments.count) given)", at: argumentStart) }
+                let argument = arguments[nextArgument]
+                nextArgument += 1
+                if let key = argument as? String { component = .mapKey(key) }
+                else if let index = argument as? Int { component = .index(index) }
+                else { throw failure("argument \(nextArgument) for a subscript must be a String key or an Int index", at: argumentStart) }
+            } else if take("*") {
+                component = .anyElement
+            } else if Self.isDigit(character) {
+                guard case .int(let index) = try parseNumber(), let position = Int(exactly: index) else {
+                    throw failure("a subscript's index is a whole number", at: start + 1)
+                }
+                component = .index(position)
+            } else {
+                let wordStart = position
+                let word = readIdentifierPath()
+                switch word.uppercased() {
+                case "FIRST": component = .index(0)
+                case "LAST": component = .index(-1)
+                case "SIZE": component = .size
+                default: throw failure("a subscript takes a quoted key, %@, an index, *, FIRST, LAST or SIZE", at: wordStart)
+                }
+            }
+            guard take("]") else { throw failure("expected ']' to close the subscript", at: start) }
+            return component
+        }
+
+        /// Adds the dotted parts of `path` to `components`; answers the whole expression when
+        /// the parts end in a collection operator (`@count`, `@max.age`).
+        mutating func appendParts(of path: String, to components: inout [QueryKeyPathComponent]) throws(FloeError) -> QueryExpression? {
             let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !parts.contains(where: \.isEmpty) else { throw failure("empty key path component in '\(path)'") }
-            var components: [QueryKeyPathComponent] = []
             var index = 0
             while index < parts.count {
                 let part = parts[index]
@@ -179,6 +326,12 @@ enum PredicateParser {
                     continue
                 }
                 if part.hasPrefix("@") {
+                    if !components.isEmpty, let step = Self.keyPathOperators[part.lowercased()] {
+                        // `map.@keys`, `map.@values`, `mixed.@type`, `mixed.@size`: a step of the path.
+                        components.append(step)
+                        index += 1
+                        continue
+                    }
                     guard let aggregate = QueryAggregate(rawValue: part.lowercased()), !components.isEmpty else {
                         throw failure("unknown collection operator '\(part)'")
                     }
@@ -189,8 +342,10 @@ enum PredicateParser {
                 components.append(Self.component(part))
                 index += 1
             }
-            return .keyPath(QueryKeyPath(components))
+            return nil
         }
+
+        static let keyPathOperators: [String: QueryKeyPathComponent] = ["@keys": .allKeys, "@values": .allValues, "@type": .type, "@size": .size]
 
         /// `$name` is a subquery's variable; anything else a property.
         static func component(_ part: String) -> QueryKeyPathComponent {
@@ -389,4 +544,41 @@ enum QueryArgument {
         }
         return nil
     }
+}
+
+/// The names `@type` compares with (Realm's, in any case), and the groups they stand for.
+enum QueryTypeNames {
+    /// The name of a stored value's type, as `mixed.@type` reads it.
+    static func name(of value: Value) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .int: return "int"
+        case .float: return "float"
+        case .double: return "double"
+        case .string: return "string"
+        case .binary: return "binary"
+        case .timestamp: return "date"
+        case .decimal128: return "decimal"
+        case .objectId: return "objectid"
+        case .uuid: return "uuid"
+        case .link, .typedLink: return "object"
+        case .list: return "list"
+        case .dictionary: return "dictionary"
+        }
+    }
+
+    private static let groups: [String: [String]] = [
+        "null": ["null"], "bool": ["bool"], "int": ["int"], "integer": ["int"], "float": ["float"], "double": ["double"],
+        "string": ["string"], "binary": ["binary"], "date": ["date"], "timestamp": ["date"], "decimal": ["decimal"],
+        "decimal128": ["decimal"], "objectid": ["objectid"], "uuid": ["uuid"], "object": ["object"], "link": ["object"],
+        "list": ["list"], "array": ["list"], "dictionary": ["dictionary"],
+        "numeric": ["int", "float", "double", "decimal"],
+    ]
+
+    /// The names a written type name stands for, or nil for an unknown name.
+    static func members(of written: String) -> [String]? { groups[written.lowercased()] }
+
+    /// The names accepted, for messages.
+    static var known: String { groups.keys.sorted().joined(separator: ", ") }
 }

@@ -18,8 +18,11 @@ extension QueryEvaluator.Hop {
 
     /// The type of the values this hop ends with (a map's keys are strings).
     var valueType: _PropertyType {
-        guard steps.last == .allKeys else { return property.type }
-        return _PropertyType(columnType: .string, swiftName: "String")
+        switch steps.last {
+        case .allKeys?, .type?: return _PropertyType(columnType: .string, swiftName: "String")
+        case .size?: return _PropertyType(columnType: .int, swiftName: "Int")
+        default: return property.type
+        }
     }
 }
 
@@ -38,8 +41,15 @@ extension QueryEvaluator {
                 break
             }
             guard isMixed, hop.property.type.collection == .single, component.mapKey != nil else { throw refuse(noSubscript(component, hop)) }
-        case .index, .anyElement:
-            guard isMixed, hop.property.type.collection == .single else { throw refuse(noSubscript(component, hop)) }
+        case .index, .anyElement, .size:
+            guard isMixed, hop.property.type.collection == .single, hop.steps.last != .type, hop.steps.last != .size else {
+                throw refuse(noSubscript(component, hop))
+            }
+        case .type:
+            // A mixed value's type (or that of an element reached by subscripts).
+            guard isMixed, hop.property.type.collection == .single, hop.steps.last != .type, hop.steps.last != .size else {
+                throw refuse(noSubscript(component, hop))
+            }
         default:
             throw refuse(noSubscript(component, hop))
         }
@@ -119,7 +129,13 @@ extension QueryEvaluator {
             var next: [Value] = []
             for value in values {
                 switch (step, value) {
-                case (.index(let index), .list(let elements)) where elements.indices.contains(index): next.append(elements[index])
+                case (.index(let index), .list(let elements)):
+                    // `[LAST]` is -1: positions from the end.
+                    let position = index < 0 ? elements.count + index : index
+                    if elements.indices.contains(position) { next.append(elements[position]) }
+                case (.type, _): next.append(.string(QueryTypeNames.name(of: value)))
+                case (.size, .list(let elements)): next.append(.int(Int64(elements.count)))
+                case (.size, .dictionary(let entries)): next.append(.int(Int64(entries.count)))
                 case (.mapKey(let mapKey), .dictionary(let entries)): next.append(contentsOf: entries.filter { $0.key == mapKey }.map(\.value))
                 case (.anyElement, .list(let elements)): next.append(contentsOf: elements)
                 case (.anyElement, .dictionary(let entries)): next.append(contentsOf: entries.map(\.value))

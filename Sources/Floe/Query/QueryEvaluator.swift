@@ -128,6 +128,21 @@ struct QueryEvaluator {
                 }
                 inner = try hops(QueryKeyPath(of.map { .property($0) }), from: targetBinding, bindings: bindings)
             }
+            // @sum and @avg add numbers, @min and @max order numbers and dates: anything else
+            // is an error, not a comparison that never holds.
+            let element = inner.last?.valueType ?? last.valueType
+            let numeric: Set<ColumnType> = [.int, .float, .double, .decimal128, .mixed]
+            let fits = switch aggregate {
+            case .count: true
+            case .sum, .average: numeric.contains(element.columnType)
+            case .min, .max: numeric.contains(element.columnType) || element.columnType == .timestamp
+            }
+            guard fits, inner.isEmpty || element.collection == .single else {
+                let written = ([path.description, aggregate.rawValue] + of).joined(separator: ".")
+                let property = inner.last?.property.name ?? last.property.name
+                throw .invalidKeyPath(className: root.schema.className, keyPath: written,
+                                      reason: "\(aggregate.rawValue) takes numbers\(aggregate == .min || aggregate == .max ? " or dates" : ""): '\(property)' holds \(element.swiftName)")
+            }
             return .aggregate(collection, aggregate, inner)
         case .subqueryCount(let collection, let variable, let predicate):
             return try subqueryOperand(collection: collection, variable: variable, predicate: predicate, root: root, bindings: bindings)

@@ -9,13 +9,15 @@ extension Results {
     /// let owned = try realm.objects(Dog.self).filter("owner.name == 'Ada'")
     /// ```
     ///
-    /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a
-    ///   malformed predicate or arguments that do not fit it;
-    ///   ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a property the class does
-    ///   not have, or an operator or value its type does not take.
+    /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` naming the
+    ///   position and token: for a malformed predicate or arguments that do not fit it, and for
+    ///   a property the class does not have or an operator or value its type does not take
+    ///   (the reason names the class and the key path).
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> Results<Element> {
         let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
-        return try narrowed((query ?? ResultsQuery(predicate: nil, sort: [])).filtered(by: predicate))
+        return try PredicateParser.locatingErrors(in: predicateFormat, arguments: args) {
+            try narrowed((query ?? ResultsQuery(predicate: nil, sort: [])).filtered(by: predicate))
+        }
     }
 
     /// These results ordered by one property (through to-one links: `"owner.name"`), stable:

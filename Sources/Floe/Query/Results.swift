@@ -57,7 +57,15 @@ public struct Results<Element: Object>: RandomAccessCollection {
         if query != nil {
             var iterator = Iterator(core: core, binding: binding, rows: nil)
             iterator.reader = check(placeholder: nil) { () throws(FloeError) in try core.currentReader() }
-            iterator.keys = queriedKeys(binding)
+            let keys = queriedKeys(binding)
+            iterator.keys = keys
+            // Many keys: found by binary searches over the leaves, gathered once, instead of a
+            // descent from the root per key (a few keys of a large table: the descents are cheaper).
+            // Read-only: a write in the loop body may reshape the leaves the locator holds.
+            if core.transaction == nil, let reader = iterator.reader, keys.count >= 64,
+               let total = try? reader.objectCount(in: binding.table), keys.count * 8 >= total {
+                iterator.locator = try? reader.rowLocator(of: binding.table)
+            }
             return iterator
         }
         guard let reader = check(placeholder: nil, { () throws(FloeError) in try core.currentReader() }) else {
@@ -80,6 +88,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         var keyIndex = 0
         /// For queried results: the version the keys were chosen in, where they are found.
         var reader: (any VersionReading)?
+        /// For queried results with many keys: finds them in `reader`'s version.
+        var locator: RowLocator?
 
         init(core: ObjectContext, binding: TableBinding?, rows: RowCursor?) {
             self.core = core
@@ -89,27 +99,29 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         /// The next object of the results, or nil after the last.
         public mutating func next() -> Element? {
+            // Only its object holds a binding, so an unshared object means an unshared binding.
+            let reusable = previous != nil && isKnownUniquelyReferenced(&previous!) ? previous : nil
+            previous = next(reusing: reusable)
+            return previous
+        }
+
+        /// The next object: `reusable` re-pointed at it when given (the caller knows nothing
+        /// else holds it), otherwise a new object. Keeps no reference to what it returns.
+        @usableFromInline
+        mutating func next(reusing reusable: Element?) -> Element? {
             if let keys, let binding {
-                guard keyIndex < keys.count else {
-                    previous = nil
-                    return nil
-                }
+                guard keyIndex < keys.count else { return nil }
                 defer { keyIndex += 1 }
-                return nextQueried(keys[keyIndex], binding: binding)
+                return nextQueried(keys[keyIndex], binding: binding, reusing: reusable)
             }
             guard let binding, rows != nil else { return nil }
-            guard let position = rows!.next() else {
-                previous = nil
-                return nil
-            }
-            // Only its object holds a binding, so an unshared object means an unshared binding.
-            if previous != nil, isKnownUniquelyReferenced(&previous!), let objectBinding = previous!._floeBinding {
+            guard let position = rows!.next() else { return nil }
+            if let reusable, let objectBinding = reusable._floeBinding {
                 objectBinding.repoint(to: position, in: core.transaction)
-                return previous
+                return reusable
             }
             let object = core.materialize(Element.self, key: position.key, binding: binding)
             object._floeBinding!.cachePosition(position)
-            previous = object
             return object
         }
     }

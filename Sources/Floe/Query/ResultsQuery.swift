@@ -120,6 +120,18 @@ public struct SortDescriptor: Sendable, Hashable, ExpressibleByStringLiteral {
         self.ascending = ascending
     }
 
+    /// A descriptor sorting by the persisted property a Swift key path reads.
+    ///
+    /// ```swift
+    /// let oldestFirst = try dogs.sorted(by: [SortDescriptor(keyPath: \Dog.age, ascending: false)])
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the key path reads
+    ///   no persisted property of `Root`, or computes a value from one.
+    public init<Root: ObjectBase, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true) throws {
+        self.init(keyPath: try KeyPathNames.name(of: keyPath), ascending: ascending)
+    }
+
     /// A descriptor sorting ascending by the key path a string literal names.
     public init(stringLiteral keyPath: String) {
         self.init(keyPath: keyPath)

@@ -180,10 +180,20 @@ enum Sectioning {
     struct Grouping<Key: _Persistable & Hashable> {
         private var sections: [(key: Key, keys: [Int64])] = []
         private var indexOfKey: [Key: Int] = [:]
+        /// String keys (the common case: first letters) are looked up in a dictionary of
+        /// strings, hashed and compared by code made for strings rather than through `Key`'s
+        /// generic conformance.
+        private var indexOfString: [String: Int] = [:]
+        private let keysAreStrings = Key.self == String.self
         /// The section the previous object went to: runs of equal keys skip the hash lookup.
         private var last = -1
 
         mutating func add(_ key: Int64, _ sectionKey: Key) {
+            if keysAreStrings {
+                // `Key` is `String`: the cast reinterprets a value of the same type.
+                addString(key, unsafeBitCast(sectionKey, to: String.self), sectionKey)
+                return
+            }
             if last >= 0, sections[last].key == sectionKey {
                 sections[last].keys.append(key)
             } else if let index = indexOfKey[sectionKey] {
@@ -192,6 +202,15 @@ enum Sectioning {
             } else {
                 indexOfKey[sectionKey] = sections.count
                 last = sections.count
+                sections.append((sectionKey, [key]))
+            }
+        }
+
+        private mutating func addString(_ key: Int64, _ string: String, _ sectionKey: Key) {
+            if let index = indexOfString[string] {
+                sections[index].keys.append(key)
+            } else {
+                indexOfString[string] = sections.count
                 sections.append((sectionKey, [key]))
             }
         }

@@ -27,6 +27,9 @@ extension Realm {
         let pets = objects(Pet.self)
         _ = try pets.where { $0.age > 3 && $0.name.starts(with: "R") }.sorted(byKeyPath: "age").filter("weight > %@", 2.0)
         _ = try pets.sorted(by: \.age, ascending: false).distinct(by: ["name"])
+        // SortDescriptor from a string, a string literal and a key path; Floe's, spelled out
+        // where Foundation's generic SortDescriptor is visible too.
+        _ = try pets.sorted(by: [Floe.SortDescriptor(keyPath: "age", ascending: false), "name", try Floe.SortDescriptor(keyPath: \Pet.weight)])
         _ = try pets.sectioned(by: \.name, ascending: true)
         let total: Int = try pets.sum(ofProperty: "age")
         let oldest: Int? = try pets.max(ofProperty: "age")

@@ -1,0 +1,136 @@
+// A projected property compiled to the root's columns: `@Projected(\Person.firstName)` reads
+// `Person.firstName`'s column through the same call its `@Persisted` getter makes
+// (`ObjectBinding.read(column:)`, then the type's decoding), and `\Person.address?.city`
+// follows the `address` link first. No key path is applied on the way.
+
+/// How one projected property reads its value from a managed root object, found once per
+/// key path (the compiled form is shared by every projection of that key path).
+@usableFromInline
+final class ProjectedRead<Value>: @unchecked Sendable {
+    // @unchecked: immutable after init; the decode closure captures no state.
+    /// The links followed from the root, in order: each hop's property index in its class
+    /// and the class it links to.
+    let links: [(property: Int, target: ObjectBase.Type)]
+    /// Whether the property is the root's own (no links to follow).
+    @usableFromInline let isDirect: Bool
+    /// The property read at the end of the links (its index in that class's schema).
+    @usableFromInline let property: Int
+    /// The `@Persisted` getter's decoding; nil when the key path cannot be compiled (the
+    /// projection then applies the key path to the root object).
+    @usableFromInline let decode: ((_FloeValue) -> Value)?
+
+    init(links: [(property: Int, target: ObjectBase.Type)], property: Int, decode: ((_FloeValue) -> Value)?) {
+        self.links = links
+        isDirect = links.isEmpty
+        self.property = property
+        self.decode = decode
+    }
+
+    /// Whether reads go to columns (false: the key path is applied to the root).
+    var isCompiled: Bool { decode != nil }
+
+    /// The value read from `binding`'s row (and the rows its links lead to), or nil when a
+    /// link on the way is nil or the property is not compiled: the caller then applies the
+    /// key path, which answers what Swift's optional chaining does.
+    @inlinable
+    func read(from binding: ObjectBinding) -> Value? {
+        guard let decode else { return nil }
+        // The root's own property: exactly the `@Persisted` getter's read and decoding.
+        if isDirect { return decode(binding.read(column: binding.column(ofProperty: property))) }
+        return readThroughLinks(from: binding, decode)
+    }
+
+    /// ``read(from:)`` for a property behind links.
+    @usableFromInline
+    func readThroughLinks(from binding: ObjectBinding, _ decode: (_FloeValue) -> Value) -> Value? {
+        var current = binding
+        for link in links {
+            let stored = current.read(column: current.tableBinding.columnOfProperty[link.property])
+            guard case .link(let key) = stored.value, let object = current.source.linkedObject(link.target, key: key),
+                  let next = object._floeBinding else { return nil }
+            current = next
+        }
+        return decode(current.read(column: current.tableBinding.columnOfProperty[property]))
+    }
+}
+
+enum ProjectedReads {
+    private static let cache = Locked<[AnyKeyPath: AnyObject]>([:])
+
+    /// The compiled read of `keyPath` (one per key path, shared).
+    static func read<Root: ObjectBase, Value>(of keyPath: KeyPath<Root, Value>) -> ProjectedRead<Value> {
+        if let known = cache.withLock({ $0[keyPath] }) as? ProjectedRead<Value> { return known }
+        let compiled = compile(keyPath)
+        cache.withLock { $0[keyPath] = compiled }
+        return compiled
+    }
+
+    /// Compiles a key path that reads one stored property of the root, directly or through
+    /// to-one links and embedded objects, whose value type is the property's own (or its
+    /// optional, after an optional link). Anything else (lists mapped with `projectTo`,
+    /// linking objects) stays a key path.
+    private static func compile<Root: ObjectBase, Value>(_ keyPath: KeyPath<Root, Value>) -> ProjectedRead<Value> {
+        let refused = ProjectedRead<Value>(links: [], property: -1, decode: nil)
+        guard case .success(let path) = ProjectedPaths.path(of: keyPath), path.toManyPrefix == nil, !path.components.isEmpty,
+              let persistable = Value.self as? any _Persistable.Type else { return refused }
+        var links: [(property: Int, target: ObjectBase.Type)] = []
+        var type: ObjectBase.Type = Root.self
+        for (step, name) in path.components.enumerated() {
+            guard let schema = try? SchemaDiscovery.schema(for: type), let index = schema.propertyIndex(named: name) else { return refused }
+            let property = schema.properties[index]
+            guard !property.isComputed else { return refused }
+            if step == path.components.count - 1 {
+                let decode = decoder(persistable, as: Value.self)
+                let read = ProjectedRead(links: links, property: index, decode: decode)
+                guard property.type.collection == .single, !property.type.isMapped, property.type.acceptsValue == nil,
+                      persistable._floeType.columnType == property.type.columnType,
+                      readsProperty(keyPath, links: links, property: property, decode: decode) else { return refused }
+                return read
+            }
+            guard property.type.collection == .single, let target = property.type.objectType else { return refused }
+            links.append((index, target))
+            type = target
+        }
+        return refused
+    }
+
+    /// Whether `keyPath` answers the property's own value: the key path may go on past the
+    /// property the probe saw it read (`\Person.name.count`) or be a computed property of the
+    /// root that transforms it (`var shout: String { name.uppercased() }`). On unmanaged
+    /// objects linked as the path says, the property is set to sample values and the key
+    /// path must answer each unchanged.
+    private static func readsProperty<Root: ObjectBase, V>(_ keyPath: KeyPath<Root, V>, links: [(property: Int, target: ObjectBase.Type)],
+                                                          property: PropertyInfo, decode: (_FloeValue) -> V) -> Bool {
+        let samples: [Value]
+        switch property.type.columnType {
+        case .string: samples = [.string("Floe ✓ probe"), .string("x")]
+        case .int: samples = [.int(-7), .int(100)]
+        case .double: samples = [.double(-2.75), .double(1e300)]
+        case .float: samples = [.float(-2.75), .float(3.5)]
+        case .bool: samples = [.bool(true), .bool(false)]
+        case .timestamp: samples = [.timestamp(-12_345.5), .timestamp(1_500_000_000.25)]
+        default: return false
+        }
+        let root = Root()
+        var object: ObjectBase = root
+        for link in links {
+            guard let schema = try? SchemaDiscovery.schema(for: type(of: object)) else { return false }
+            let next = link.target.init()
+            schema.accessors[link.property].setUnmanaged(object, next._floeEncoded)
+            object = next
+        }
+        for sample in samples {
+            property.accessor.setUnmanaged(object, _FloeValue(sample))
+            guard let answered = root[keyPath: keyPath] as? AnyHashable, let expected = decode(_FloeValue(sample)) as? AnyHashable,
+                  answered == expected else { return false }
+        }
+        return true
+    }
+
+    /// `P._floeDecode`, the `@Persisted` getter's decoding, as a function answering `Value`
+    /// (`P` is `Value`: the function is cast once here, not each value it decodes).
+    private static func decoder<P: _Persistable, Value>(_ type: P.Type, as value: Value.Type) -> (_FloeValue) -> Value {
+        let decode: (_FloeValue) -> P = P._floeDecode
+        return decode as! (_FloeValue) -> Value
+    }
+}
