@@ -156,16 +156,18 @@ struct RowCursor {
 struct RowLocator {
     private let leaves: [ClusterNode]
     private let lastKeys: [Int64]
-    private let group: GroupNode
+    private let group: UInt64
     private let mutationCount: Int
     private let rowLayoutCount: Int
+    private let epoch: UInt64
 
     fileprivate init(leaves: [ClusterNode], reader: any VersionReading) {
         self.leaves = leaves
         lastKeys = leaves.map { $0.keys.last ?? .min }
-        group = reader.group
+        group = reader.group.serial
         mutationCount = reader.mutationCount
         rowLayoutCount = reader.rowLayoutCount
+        epoch = reader.positionEpoch
     }
 
     /// Where object `key` sits (nil: no such object).
@@ -183,7 +185,8 @@ struct RowLocator {
             if leaf.keys[middle] < key { first = middle + 1 } else { end = middle }
         }
         guard first < leaf.keys.count, leaf.keys[first] == key else { return nil }
-        return RowPosition(leaf: leaf, row: first, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount)
+        return RowPosition(leaf: leaf, row: first, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount,
+                           epoch: epoch)
     }
 }
 

@@ -1,6 +1,6 @@
 // A projected property compiled to the root's columns: `@Projected(\Person.firstName)` reads
 // `Person.firstName`'s column through the same call its `@Persisted` getter makes
-// (`ObjectBinding.read(column:)`, then the type's decoding), and `\Person.address?.city`
+// (`ObjectBinding.read(column:as:)`, typed for the plain types), and `\Person.address?.city`
 // follows the `address` link first. No key path is applied on the way.
 
 /// How one projected property reads its value from a managed root object, found once per
@@ -15,34 +15,35 @@ final class ProjectedRead<Value>: @unchecked Sendable {
     @usableFromInline let isDirect: Bool
     /// The property read at the end of the links (its index in that class's schema).
     @usableFromInline let property: Int
-    /// The `@Persisted` getter's decoding; nil when the key path cannot be compiled (the
-    /// projection then applies the key path to the root object).
-    @usableFromInline let decode: ((_FloeValue) -> Value)?
+    /// The `@Persisted` getter's read of a column (`ObjectBinding.read(column:as:)` for the
+    /// property's type); nil when the key path cannot be compiled (the projection then applies
+    /// the key path to the root object).
+    @usableFromInline let readColumn: ((ObjectBinding, Int) -> Value)?
 
-    init(links: [(property: Int, target: ObjectBase.Type)], property: Int, decode: ((_FloeValue) -> Value)?) {
+    init(links: [(property: Int, target: ObjectBase.Type)], property: Int, readColumn: ((ObjectBinding, Int) -> Value)?) {
         self.links = links
         isDirect = links.isEmpty
         self.property = property
-        self.decode = decode
+        self.readColumn = readColumn
     }
 
     /// Whether reads go to columns (false: the key path is applied to the root).
-    var isCompiled: Bool { decode != nil }
+    var isCompiled: Bool { readColumn != nil }
 
     /// The value read from `binding`'s row (and the rows its links lead to), or nil when a
     /// link on the way is nil or the property is not compiled: the caller then applies the
     /// key path, which answers what Swift's optional chaining does.
     @inlinable
     func read(from binding: ObjectBinding) -> Value? {
-        guard let decode else { return nil }
-        // The root's own property: exactly the `@Persisted` getter's read and decoding.
-        if isDirect { return decode(binding.read(column: binding.column(ofProperty: property))) }
-        return readThroughLinks(from: binding, decode)
+        guard let readColumn else { return nil }
+        // The root's own property: exactly the `@Persisted` getter's read.
+        if isDirect { return readColumn(binding, binding.column(ofProperty: property)) }
+        return readThroughLinks(from: binding, readColumn)
     }
 
     /// ``read(from:)`` for a property behind links.
     @usableFromInline
-    func readThroughLinks(from binding: ObjectBinding, _ decode: (_FloeValue) -> Value) -> Value? {
+    func readThroughLinks(from binding: ObjectBinding, _ readColumn: (ObjectBinding, Int) -> Value) -> Value? {
         var current = binding
         for link in links {
             let stored = current.read(column: current.tableBinding.columnOfProperty[link.property])
@@ -50,7 +51,7 @@ final class ProjectedRead<Value>: @unchecked Sendable {
                   let next = object._floeBinding else { return nil }
             current = next
         }
-        return decode(current.read(column: current.tableBinding.columnOfProperty[property]))
+        return readColumn(current, current.tableBinding.columnOfProperty[property])
     }
 }
 
@@ -70,7 +71,7 @@ enum ProjectedReads {
     /// optional, after an optional link). Anything else (lists mapped with `projectTo`,
     /// linking objects) stays a key path.
     private static func compile<Root: ObjectBase, Value>(_ keyPath: KeyPath<Root, Value>) -> ProjectedRead<Value> {
-        let refused = ProjectedRead<Value>(links: [], property: -1, decode: nil)
+        let refused = ProjectedRead<Value>(links: [], property: -1, readColumn: nil)
         guard case .success(let path) = ProjectedPaths.path(of: keyPath), path.toManyPrefix == nil, !path.components.isEmpty,
               let persistable = Value.self as? any _Persistable.Type else { return refused }
         var links: [(property: Int, target: ObjectBase.Type)] = []
@@ -81,7 +82,7 @@ enum ProjectedReads {
             guard !property.isComputed else { return refused }
             if step == path.components.count - 1 {
                 let decode = decoder(persistable, as: Value.self)
-                let read = ProjectedRead(links: links, property: index, decode: decode)
+                let read = ProjectedRead(links: links, property: index, readColumn: columnReader(persistable, as: Value.self))
                 guard property.type.collection == .single, !property.type.isMapped, property.type.acceptsValue == nil,
                       persistable._floeType.columnType == property.type.columnType,
                       readsProperty(keyPath, links: links, property: property, decode: decode) else { return refused }
@@ -129,6 +130,12 @@ enum ProjectedReads {
 
     /// `P._floeDecode`, the `@Persisted` getter's decoding, as a function answering `Value`
     /// (`P` is `Value`: the function is cast once here, not each value it decodes).
+    /// The `@Persisted` getter's column read for `P`, as a read of `Value` (the same type).
+    private static func columnReader<P: _Persistable, Value>(_ type: P.Type, as value: Value.Type) -> (ObjectBinding, Int) -> Value {
+        let read: (ObjectBinding, Int) -> P = { binding, column in binding.read(column: column, as: P.self) }
+        return read as! (ObjectBinding, Int) -> Value
+    }
+
     private static func decoder<P: _Persistable, Value>(_ type: P.Type, as value: Value.Type) -> (_FloeValue) -> Value {
         let decode: (_FloeValue) -> P = P._floeDecode
         return decode as! (_FloeValue) -> Value
