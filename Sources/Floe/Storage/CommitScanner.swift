@@ -67,6 +67,22 @@ struct CommitScanner {
         }
     }
 
+    /// How many zero bytes end the file after `position` (all of them, when nothing but zeros
+    /// follows: space extended ahead of the commits). Reads backwards in 1 MiB blocks.
+    func zeroBytesAtEnd(after position: UInt64) throws(FloeError) -> UInt64 {
+        var blockEnd = fileSize
+        let blockSize: UInt64 = 1 << 20
+        while blockEnd > position {
+            let blockStart = max(position, blockEnd > blockSize ? blockEnd - blockSize : 0)
+            let block = try handle.read(count: Int(blockEnd - blockStart), at: blockStart)
+            if let last = block.lastIndex(where: { $0 != 0 }) {
+                return blockEnd - blockStart - UInt64(last + 1) + (fileSize - blockEnd)
+            }
+            blockEnd = blockStart
+        }
+        return fileSize - position
+    }
+
     /// The commit record at `offset`, if one is there and intact.
     func readRecord(at offset: UInt64) throws(FloeError) -> CommitRecord? {
         guard offset >= UInt64(FileHeader.size), offset <= fileSize, fileSize - offset >= UInt64(CommitRecord.size) else { return nil }

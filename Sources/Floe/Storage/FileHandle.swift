@@ -124,6 +124,20 @@ final class FileHandle: @unchecked Sendable {
         if let failure { throw failure }
     }
 
+    /// Writes `count` zero bytes at `offset`, in writes of at most 1 MiB (each one a write for
+    /// fault injection).
+    func writeZeros(count: UInt64, at offset: UInt64) throws(FloeError) {
+        let piece = Self.zeros.count
+        var done: UInt64 = 0
+        while done < count {
+            let length = Int(min(UInt64(piece), count - done))
+            try write(length == piece ? Self.zeros : Array(Self.zeros[0..<length]), at: offset + done)
+            done += UInt64(length)
+        }
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: 1 << 20)
+
     func sync() throws(FloeError) {
         try FaultInjection.check(.sync, path: path, naming: path)
         #if canImport(Darwin)
