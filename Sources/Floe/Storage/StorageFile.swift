@@ -22,8 +22,10 @@ final class StorageFile: @unchecked Sendable {
     /// writing; `endOffset` when nothing is preallocated). See ``append``'s `extendingAhead`.
     private var allocatedEnd: UInt64
     /// The file is extended by at least this much when a commit runs past its preallocated
-    /// zeros (an eighth of the file, at most ``preallocationMaximumStep``).
-    static let preallocationMinimumStep: UInt64 = 1 << 20
+    /// zeros (an eighth of the file, at most ``preallocationMaximumStep``). Small, so that the
+    /// first commit after an open (which extends) costs about what an append does; the steps
+    /// grow with the file.
+    static let preallocationMinimumStep: UInt64 = 64 << 10
     static let preallocationMaximumStep: UInt64 = 64 << 20
     /// What was appended since the header hint was last written. The hint is refreshed only
     /// every so often (it costs a write per commit otherwise); open then checks at most that
