@@ -40,7 +40,9 @@ struct ByteWriter {
 
     @inline(never)
     private mutating func grow(_ extra: Int) {
-        storage.append(contentsOf: repeatElement(0, count: Swift.max(storage.count, count + extra - storage.count)))
+        // An array of zeros, not `repeatElement`: appended element by element, that costs
+        // thousands of instructions a byte in unoptimized (test) builds.
+        storage.append(contentsOf: [UInt8](repeating: 0, count: Swift.max(storage.count, count + extra - storage.count)))
     }
 
     @inline(__always)
