@@ -197,6 +197,7 @@ import Testing
         try Self.commitDogs(writer, count: 3, from: 2)
         #expect(try reader.followAppendedCommits()?.version == 5)
         #expect(reader.endOffset == writer.fileSize)
+        #expect(reader.preallocatedBytes == 0)
         reader.close()
         writer.close()
     }

@@ -268,7 +268,8 @@ final class StorageFile: @unchecked Sendable {
     }
 
     /// Bytes of zeros written ahead of the commits, after ``endOffset``.
-    var preallocatedBytes: UInt64 { allocatedEnd - endOffset }
+    /// (A read-only file that follows a writer sees its end move past what it knew of: 0.)
+    var preallocatedBytes: UInt64 { allocatedEnd > endOffset ? allocatedEnd - endOffset : 0 }
 
     /// Writes buffered bytes of a streamed chunk (compaction) ahead of `append`.
     func writeStreamed(_ bytes: [UInt8], at offset: UInt64) throws(FloeError) {
