@@ -202,6 +202,24 @@ import Testing
         writer.close()
     }
 
+    /// A reader in another process takes the file's size, then the writer closes and trims its
+    /// zeros: the reader's scan reads past the new end and must find nothing, not corruption.
+    @Test func aScanOfATailTrimmedMeanwhileStopsAtTheNewEnd() throws {
+        let directory = TemporaryDirectory("prealloc")
+        let path = directory.file("trimmed.floe")
+        let writer = try Store.open(path: path)
+        try Self.commitDogs(writer, count: 3)
+        let sizeWithZeros = try Self.size(path)
+        let reader = try StorageFile.open(path: path, readOnly: true, durability: .full)
+        writer.close()
+        #expect(try Self.size(path) < sizeWithZeros)
+        var scanner = CommitScanner(handle: reader.handle, fileSize: sizeWithZeros)
+        #expect(try scanner.followChunks(after: reader.lastCommit, from: reader.endOffset)?.version == 3)
+        #expect(try scanner.hasIntactCommit(atOrAfter: reader.endOffset) == false)
+        #expect(try scanner.zeroBytesAtEnd(after: reader.endOffset) == 0)
+        reader.close()
+    }
+
     @Test func aFullDiskWhileExtendingLeavesTheCommitStanding() throws {
         let directory = TemporaryDirectory("prealloc-fault")
         for failure in [FaultInjection.Failure.error(ENOSPC), .shortWrite, .error(EIO)] {
