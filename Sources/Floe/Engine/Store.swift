@@ -159,10 +159,19 @@ import Synchronization
     /// Of ``recoveredTailBytes``, the zeros that ended the file: space a writer extended the
     /// file by ahead of its commits (durability `.full`), never data. A writer that stops
     /// without closing (a crash) leaves them; open reads them as the end of the file.
+    ///
+    /// ```swift
+    /// let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
+    /// let torn = store.recoveredTailBytes - store.recoveredZeroBytes   // a commit cut short
+    /// ```
     public var recoveredZeroBytes: UInt64 { currentFile?.recovery.zeroTailBytes ?? 0 }
 
     /// Zeros written after the last commit, ahead of the next ones (0 when the store is closed,
     /// read-only, in memory or not `.full`). ``fileSize`` does not count them.
+    ///
+    /// ```swift
+    /// let onDisk = store.fileSize + store.preallocatedBytes   // the file's size while open
+    /// ```
     public var preallocatedBytes: UInt64 { currentFile?.preallocatedBytes ?? 0 }
 
     /// For a store opened read-only on a file that another process writes: takes in the
