@@ -1,8 +1,10 @@
 /// CRC-32C (Castagnoli), the checksum every node, chunk and commit record carries.
 ///
 /// Slicing-by-16 in pure Swift: the tables are built once; the inner loop folds sixteen
-/// bytes per step. (Swift offers no portable way to reach the SSE4.2 `crc32` instruction
-/// without C, and the library has no C target.)
+/// bytes per step. (Swift can import clang's `_Builtin_intrinsics.intel` and call
+/// `_mm_crc32_u64` without a C target, but only in a module compiled with `-Xcc -msse4.2`:
+/// an unsafe flag, which SwiftPM refuses in a package others depend on, and Swift has no
+/// per-function target attribute to pick the instruction after a CPU check.)
 struct CRC32C {
     private(set) var state: UInt32 = 0xFFFF_FFFF
 
