@@ -12,9 +12,7 @@ enum Inspect {
         // The size is the file's committed bytes: the newest version's nodes, older versions'
         // (dead: compaction reclaims them), and the commit framing.
         print("size: \(store.fileSize) bytes committed, \(store.deadBytes) of them no longer used by the newest version (compact reclaims them)")
-        if store.recoveredTailBytes > 0 {
-            print("note: \(store.recoveredTailBytes) bytes after the last valid commit were ignored (a commit cut short by a crash)")
-        }
+        for note in TailNotes.describe(store) { print("note: \(note)") }
         for name in try snapshot.tableNames() {
             let table = try snapshot.table(named: name)
             let spec = try snapshot.spec(of: table)
@@ -39,5 +37,23 @@ enum Inspect {
         if column.isPrimaryKey { flags.append("primary key") }
         if column.isIndexed { flags.append("indexed") }
         return flags.isEmpty ? type : "\(type) [\(flags.joined(separator: ", "))]"
+    }
+}
+
+/// What `inspect` and `verify` say about the bytes after a file's last commit.
+enum TailNotes {
+    static func describe(_ store: Store) -> [String] {
+        let zeros = store.recoveredZeroBytes
+        let torn = store.recoveredTailBytes - zeros
+        var notes: [String] = []
+        if torn > 0 {
+            notes.append("\(torn) bytes after the last valid commit were ignored (a commit cut short by a crash, "
+                         + "never acknowledged; the next read-write open cuts them off)")
+        }
+        if zeros > 0 {
+            notes.append("\(zeros) bytes of zeros end the file: space the writer reserved ahead of its commits and "
+                         + "did not trim (it stopped without closing the file); not data, the next read-write open cuts them off")
+        }
+        return notes
     }
 }

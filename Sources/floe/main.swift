@@ -39,13 +39,10 @@ do {
     case "verify":
         let store = try Store.open(path: operands[0], options: StoreOptions(readOnly: true))
         let report = try withElapsedProgress("verifying \(operands[0])") { try store.verify() }
-        let ignored = store.recoveredTailBytes
+        let notes = TailNotes.describe(store)
         store.close()
         print(report)
-        if ignored > 0 {
-            print("note: \(ignored) bytes after the last valid commit were ignored (a commit cut short by a crash, "
-                  + "never acknowledged; the next read-write open cuts them off)")
-        }
+        for note in notes { print("note: \(note)") }
         if !report.isValid { exit(1) }
     case "compact":
         let store = try Store.open(path: operands[0])

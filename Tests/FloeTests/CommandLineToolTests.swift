@@ -115,4 +115,22 @@ import Testing
         #expect(inspect.output.contains("40 bytes after the last valid commit were ignored"), "\(inspect.output)")
         #expect(inspect.output.contains("bytes committed"), "\(inspect.output)")
     }
+
+    /// A file a killed writer left with zeros reserved ahead of its commits: `verify` and
+    /// `inspect` tell the zeros (not data) apart from a commit cut short.
+    @Test func zerosAfterTheLastCommitAreDescribed() throws {
+        let directory = TemporaryDirectory()
+        _ = try Self.floe(["demo"], in: directory.path)
+        let handle = try Foundation.FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("default.floe")))
+        handle.seekToEndOfFile()
+        handle.write(Data(repeating: 0xAB, count: 24) + Data(repeating: 0, count: 65_536))
+        handle.closeFile()
+        let verify = try Self.floe(["verify", "default.floe"], in: directory.path)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(verify.output.contains("note: 24 bytes after the last valid commit were ignored"), "\(verify.output)")
+        #expect(verify.output.contains("note: 65536 bytes of zeros end the file"), "\(verify.output)")
+        let inspect = try Self.floe(["inspect", "default.floe"], in: directory.path)
+        #expect(inspect.output.contains("65536 bytes of zeros end the file"), "\(inspect.output)")
+        #expect(inspect.output.contains("24 bytes after the last valid commit were ignored"), "\(inspect.output)")
+    }
 }

@@ -36,7 +36,7 @@ import Synchronization
         var writer = ByteWriter(capacity: 12)
         writer.append(UInt32(tables.count))
         writer.append(schemaVersion)
-        return NodeImage(kind: NodeKind.group.rawValue, children: tables.map(\.offset), payload: writer.bytes)
+        return NodeImage(kind: NodeKind.group.rawValue, children: tables.map(\.offset), payload: writer.takeBytes())
     }
 
     func mutableCopy() -> GroupNode { GroupNode(tables: tables, schemaVersion: schemaVersion, isMutable: true) }
@@ -131,7 +131,7 @@ final class TableNode: TreeNode, @unchecked Sendable {
             writer.appendString(column.linkTarget ?? "")
         }
         return NodeImage(kind: NodeKind.table.rawValue, children: [root?.offset ?? 0] + indexRoots.map { $0?.offset ?? 0 },
-                         payload: writer.bytes)
+                         payload: writer.takeBytes())
     }
 
     func mutableCopy() -> TableNode {
@@ -221,10 +221,10 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
         writer.append(UInt32(keys.count))
         writer.appendInts(keys)
         if isLeaf {
-            return NodeImage(kind: NodeKind.clusterLeaf.rawValue, children: columns.map(\.offset), payload: writer.bytes)
+            return NodeImage(kind: NodeKind.clusterLeaf.rawValue, children: columns.map(\.offset), payload: writer.takeBytes())
         }
         writer.appendInts(counts.map { Int64($0) })
-        return NodeImage(kind: NodeKind.clusterInner.rawValue, children: children.map(\.offset), payload: writer.bytes)
+        return NodeImage(kind: NodeKind.clusterInner.rawValue, children: children.map(\.offset), payload: writer.takeBytes())
     }
 
     func mutableCopy() -> ClusterNode {
@@ -272,7 +272,7 @@ final class ColumnNode: TreeNode, @unchecked Sendable {
         var writer = ByteWriter(capacity: 16 + storage.count * 8)
         storage.encode(into: &writer)
         let children = storage.layout == .collections ? storage.collections.map { $0?.offset ?? 0 } : []
-        return NodeImage(kind: NodeKind.column.rawValue, children: children, payload: writer.bytes)
+        return NodeImage(kind: NodeKind.column.rawValue, children: children, payload: writer.takeBytes())
     }
 
     func mutableCopy() -> ColumnNode { ColumnNode(storage: storage) }
@@ -368,12 +368,12 @@ final class CollectionNode: TreeNode, @unchecked Sendable {
             writer.append(UInt32(elements.count))
             for key in mapKeys ?? [] { writer.appendString(key) }
             elements.encode(into: &writer)
-            return NodeImage(kind: NodeKind.collectionLeaf.rawValue, payload: writer.bytes)
+            return NodeImage(kind: NodeKind.collectionLeaf.rawValue, payload: writer.takeBytes())
         }
         writer.append(UInt32(counts.count))
         writer.appendInts(counts.map { Int64($0) })
         writer.append(elements.type.rawValue)
-        return NodeImage(kind: NodeKind.collectionInner.rawValue, children: children.map(\.offset), payload: writer.bytes)
+        return NodeImage(kind: NodeKind.collectionInner.rawValue, children: children.map(\.offset), payload: writer.takeBytes())
     }
 
     func mutableCopy() -> CollectionNode {

@@ -57,8 +57,9 @@ import Synchronization
         }
         for observer in observers { observer(nil) }
         // Snapshots that outlive the store still read through the file, so it stays open; but
-        // no one can write through it any more, so its lock goes and the path opens again.
-        file?.retire()
+        // no one can write through it any more, so its lock goes and the path opens again (its
+        // zeros written ahead of the commits trimmed, as a close would).
+        file?.release()
     }
 
     // MARK: Opening
@@ -156,6 +157,24 @@ import Synchronization
 
     /// What open found in the file (torn tail cut off, scan from the start), for diagnostics.
     public var recoveredTailBytes: UInt64 { currentFile?.recovery.discardedTailBytes ?? 0 }
+
+    /// Of ``recoveredTailBytes``, the zeros that ended the file: space a writer extended the
+    /// file by ahead of its commits (durability `.full`), never data. A writer that stops
+    /// without closing (a crash) leaves them; open reads them as the end of the file.
+    ///
+    /// ```swift
+    /// let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
+    /// let torn = store.recoveredTailBytes - store.recoveredZeroBytes   // a commit cut short
+    /// ```
+    public var recoveredZeroBytes: UInt64 { currentFile?.recovery.zeroTailBytes ?? 0 }
+
+    /// Zeros written after the last commit, ahead of the next ones (0 when the store is closed,
+    /// read-only, in memory or not `.full`). ``fileSize`` does not count them.
+    ///
+    /// ```swift
+    /// let onDisk = store.fileSize + store.preallocatedBytes   // the file's size while open
+    /// ```
+    public var preallocatedBytes: UInt64 { currentFile?.preallocatedBytes ?? 0 }
 
     /// For a store opened read-only on a file that another process writes: takes in the
     /// commits appended since the last look, and follows the file to its compacted copy when
@@ -325,7 +344,8 @@ import Synchronization
             let previousLive = file.lastCommit?.liveBytes ?? 0
             let live = previousLive + written - min(previousLive, UInt64(transaction.context.freedBytes))
             do {
-                try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live, sync: !deferringSync)
+                try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live, sync: !deferringSync,
+                                extendingAhead: true)
             } catch {
                 // A failed fsync may have lost bytes the kernel reported written (and retrying it
                 // can wrongly succeed): no further writes until the file is reopened and recovered.

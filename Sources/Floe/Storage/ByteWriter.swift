@@ -2,37 +2,82 @@
 ///
 /// Every on-disk structure is built with this writer and read back with ``ByteReader``,
 /// so the byte order and the padding rules live in exactly one place.
+///
+/// The buffer is kept zero-filled past the written bytes and values are stored in place
+/// (`Array.append(contentsOf:)` costs about 70 instructions a call, more than the bytes it
+/// copies: node images append a length per string and a field per header).
 struct ByteWriter {
-    var bytes: [UInt8]
+    /// The written bytes are `storage[0..<count]`; the rest is zeros, room to grow into.
+    private var storage: [UInt8]
+    private(set) var count = 0
 
     init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        storage = [UInt8](repeating: 0, count: Swift.max(capacity, 16))
     }
 
-    var count: Int { bytes.count }
+    /// The written bytes (a copy).
+    var bytes: [UInt8] { count == storage.count ? storage : Array(storage[0..<count]) }
 
+    /// The written bytes, leaving the writer empty (no copy).
+    mutating func takeBytes() -> [UInt8] {
+        storage.removeLast(storage.count - count)
+        defer {
+            storage = []
+            count = 0
+        }
+        return storage
+    }
+
+    /// Calls `body` with the written bytes, without copying them.
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > storage.count { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        // An array of zeros, not `repeatElement`: appended element by element, that costs
+        // thousands of instructions a byte in unoptimized (test) builds.
+        storage.append(contentsOf: [UInt8](repeating: 0, count: Swift.max(storage.count, count + extra - storage.count)))
+    }
+
+    @inline(__always)
     mutating func append<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        reserve(MemoryLayout<T>.size)
+        let at = count
+        storage.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: at, as: T.self) }
+        count += MemoryLayout<T>.size
     }
 
-    mutating func append(_ data: [UInt8]) { bytes.append(contentsOf: data) }
+    mutating func append(_ data: [UInt8]) {
+        data.withUnsafeBytes { append($0) }
+    }
 
-    mutating func append(_ data: UnsafeRawBufferPointer) { bytes.append(contentsOf: data) }
+    mutating func append(_ data: UnsafeRawBufferPointer) {
+        guard let source = data.baseAddress, data.count > 0 else { return }
+        reserve(data.count)
+        let at = count
+        storage.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: at).copyMemory(from: source, byteCount: data.count) }
+        count += data.count
+    }
 
     /// A length-prefixed UTF-8 string.
     mutating func appendString(_ string: String) {
         var copy = string
         copy.withUTF8 { utf8 in
             append(UInt32(utf8.count))
-            bytes.append(contentsOf: utf8)
+            append(UnsafeRawBufferPointer(utf8))
         }
     }
 
     /// Appends an array of integers as raw little-endian words.
     mutating func appendWords(_ words: [UInt64]) {
         #if _endian(little)
-        words.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        words.withUnsafeBytes { append($0) }
         #else
         for word in words { append(word) }
         #endif
@@ -40,7 +85,7 @@ struct ByteWriter {
 
     mutating func appendInts(_ values: [Int64]) {
         #if _endian(little)
-        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        values.withUnsafeBytes { append($0) }
         #else
         for value in values { append(value) }
         #endif
@@ -51,25 +96,34 @@ struct ByteWriter {
         var byte: UInt8 = 0
         for (index, flag) in flags.enumerated() {
             if flag { byte |= 1 << UInt8(index & 7) }
-            if index & 7 == 7 { bytes.append(byte); byte = 0 }
+            if index & 7 == 7 { append(byte); byte = 0 }
         }
-        if flags.count & 7 != 0 { bytes.append(byte) }
+        if flags.count & 7 != 0 { append(byte) }
     }
 
+    /// Zero bytes up to the next multiple of `alignment` (the room past `count` is zeros already).
     mutating func padToMultiple(of alignment: Int) {
-        while bytes.count % alignment != 0 { bytes.append(0) }
+        let padding = (alignment - count % alignment) % alignment
+        reserve(padding)
+        count += padding
     }
 
     /// Overwrites a previously appended 32-bit value (used for back-patched lengths and checksums).
     mutating func patch(_ value: UInt32, at offset: Int) {
-        withUnsafeBytes(of: value.littleEndian) { raw in
-            for index in 0..<4 { bytes[offset + index] = raw[index] }
-        }
+        precondition(offset + 4 <= count, "patch past the written bytes")
+        storage.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
     }
 
     mutating func patch(_ value: UInt64, at offset: Int) {
-        withUnsafeBytes(of: value.littleEndian) { raw in
-            for index in 0..<8 { bytes[offset + index] = raw[index] }
+        precondition(offset + 8 <= count, "patch past the written bytes")
+        storage.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self) }
+    }
+
+    /// Overwrites previously appended bytes at `offset`.
+    mutating func patch(_ data: [UInt8], at offset: Int) {
+        precondition(offset + data.count <= count, "patch past the written bytes")
+        storage.withUnsafeMutableBytes { target in
+            data.withUnsafeBytes { target.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
     }
 }

@@ -29,7 +29,7 @@ struct ChunkBuilder {
         let offset = nextOffset
         let position = writer.count
         node.encode(into: &writer)
-        writer.bytes.withUnsafeBytes { raw in
+        writer.withUnsafeBytes { raw in
             headerChecksum.update(UnsafeRawBufferPointer(rebasing: raw[position..<position + NodeImage.headerSize]))
         }
         return offset
@@ -38,7 +38,7 @@ struct ChunkBuilder {
     /// Hands out the buffered bytes, which belong at the returned offset, and empties the buffer.
     mutating func takeBufferedBytes() -> (offset: UInt64, bytes: [UInt8]) {
         let offset = start + flushed
-        let bytes = writer.bytes
+        let bytes = writer.takeBytes()
         flushed += UInt64(bytes.count)
         writer = ByteWriter(capacity: 16 * 1024)
         return (offset, bytes)
@@ -54,12 +54,12 @@ struct ChunkBuilder {
         let length = flushed + UInt64(writer.count + CommitRecord.size)
         let header = ChunkHeader.encoded(length: length)
         if flushed == 0 {
-            for index in 0..<ChunkHeader.size { writer.bytes[index] = header[index] }
+            writer.patch(header, at: 0)
         }
         let record = CommitRecord(version: version, rootRef: rootRef, previousCommit: previousCommit,
                                   chunkStart: start, chunkLength: length, liveBytes: liveBytes,
                                   chunkChecksum: headerChecksum.value)
         writer.append(record.encoded())
-        return (start + flushed, writer.bytes, header, record)
+        return (start + flushed, writer.takeBytes(), header, record)
     }
 }

@@ -53,7 +53,8 @@ struct CommitScanner {
         let blockSize: UInt64 = 1 << 20
         while fileSize > blockStart && fileSize - blockStart >= UInt64(CommitRecord.size) {
             let count = Int(min(blockSize + UInt64(CommitRecord.size), fileSize - blockStart))
-            let block = try handle.read(count: count, at: blockStart)
+            // The file may have been shortened since its size was taken: what is gone holds no commit.
+            guard let block = try handle.readIfPresent(count: count, at: blockStart) else { return }
             var index = 0
             while index + CommitRecord.size <= block.count && UInt64(index) < blockSize {
                 if block[index] == 0x46 && block[index + 1] == 0x43 && block[index + 2] == 0x4D && block[index + 3] == 0x54,
@@ -67,10 +68,27 @@ struct CommitScanner {
         }
     }
 
+    /// How many zero bytes end the file after `position` (all of them, when nothing but zeros
+    /// follows: space extended ahead of the commits). Reads backwards in 1 MiB blocks.
+    func zeroBytesAtEnd(after position: UInt64) throws(FloeError) -> UInt64 {
+        var blockEnd = fileSize
+        let blockSize: UInt64 = 1 << 20
+        while blockEnd > position {
+            let blockStart = max(position, blockEnd > blockSize ? blockEnd - blockSize : 0)
+            // Shortened meanwhile (a writer in another process trimmed its zeros): nothing to report.
+            guard let block = try handle.readIfPresent(count: Int(blockEnd - blockStart), at: blockStart) else { return 0 }
+            if let last = block.lastIndex(where: { $0 != 0 }) {
+                return blockEnd - blockStart - UInt64(last + 1) + (fileSize - blockEnd)
+            }
+            blockEnd = blockStart
+        }
+        return fileSize - position
+    }
+
     /// The commit record at `offset`, if one is there and intact.
     func readRecord(at offset: UInt64) throws(FloeError) -> CommitRecord? {
         guard offset >= UInt64(FileHeader.size), offset <= fileSize, fileSize - offset >= UInt64(CommitRecord.size) else { return nil }
-        let bytes = try handle.read(count: CommitRecord.size, at: offset)
+        guard let bytes = try handle.readIfPresent(count: CommitRecord.size, at: offset) else { return nil }
         return CommitRecord.decode(bytes, at: offset)
     }
 
@@ -79,7 +97,8 @@ struct CommitScanner {
         var last = base
         var position = start
         while position + UInt64(ChunkHeader.size + CommitRecord.size) <= fileSize {
-            let headerBytes = try handle.read(count: ChunkHeader.size, at: position)
+            // Bytes past the end (the file was shortened since its size was taken) end the walk.
+            guard let headerBytes = try handle.readIfPresent(count: ChunkHeader.size, at: position) else { break }
             // The length is unchecked data: compare without adding, so no value can overflow.
             guard let length = ChunkHeader.decodeLength(headerBytes),
                   length >= UInt64(ChunkHeader.size + CommitRecord.size),
@@ -105,12 +124,12 @@ struct CommitScanner {
         let end = record.offset
         while position < end {
             guard end - position >= UInt64(NodeImage.headerSize) else { return false }
-            let header = try handle.read(count: NodeImage.headerSize, at: position)
+            guard let header = try handle.readIfPresent(count: NodeImage.headerSize, at: position) else { return false }
             guard let parsed = NodeImage.parseHeader(header) else { return false }
             let bodyLength = parsed.childCount * 8 + parsed.payloadLength
             let frameLength = UInt64((NodeImage.headerSize + bodyLength + 7) & ~7)
             guard bodyLength <= NodeImage.maximumSize, frameLength <= end - position else { return false }
-            let body = try handle.read(count: bodyLength, at: position + UInt64(NodeImage.headerSize))
+            guard let body = try handle.readIfPresent(count: bodyLength, at: position + UInt64(NodeImage.headerSize)) else { return false }
             guard NodeImage.decode(header: header, body: body, childCount: parsed.childCount,
                                    payloadLength: parsed.payloadLength, checksum: parsed.checksum,
                                    kind: parsed.kind) != nil

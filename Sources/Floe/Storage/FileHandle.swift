@@ -73,9 +73,24 @@ final class FileHandle: @unchecked Sendable {
 
     /// Reads exactly `count` bytes at `offset`; a short read (end of file) is an error.
     func read(count: Int, at offset: UInt64) throws(FloeError) -> [UInt8] {
+        guard let bytes = try read(count: count, at: offset, stoppingAtEnd: false) else {
+            preconditionFailure("a read that does not stop at the end returned nothing")
+        }
+        return bytes
+    }
+
+    /// Reads exactly `count` bytes at `offset`, or returns nil when the file ends before them:
+    /// for the scans of a file's tail, which another process's writer may shorten meanwhile
+    /// (it trims the zeros written ahead of its commits when it closes).
+    func readIfPresent(count: Int, at offset: UInt64) throws(FloeError) -> [UInt8]? {
+        try read(count: count, at: offset, stoppingAtEnd: true)
+    }
+
+    private func read(count: Int, at offset: UInt64, stoppingAtEnd: Bool) throws(FloeError) -> [UInt8]? {
         if count == 0 { return [] }  // see ByteReader.readWords: no zero-capacity uninitialized arrays
         try FaultInjection.check(.read, path: path, naming: path)
         var failure: FloeError?
+        var ended = false
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var done = 0
             while done < count {
@@ -86,15 +101,18 @@ final class FileHandle: @unchecked Sendable {
                     break
                 }
                 if result == 0 {
-                    failure = .corruptFile(path: path, offset: offset, detail: "expected \(count) bytes but the file ends after \(done)")
+                    ended = true
+                    if !stoppingAtEnd {
+                        failure = .corruptFile(path: path, offset: offset, detail: "expected \(count) bytes but the file ends after \(done)")
+                    }
                     break
                 }
                 done += result
             }
-            initialized = failure == nil ? count : 0
+            initialized = failure == nil && !ended ? count : 0
         }
         if let failure { throw failure }
-        return bytes
+        return ended ? nil : bytes
     }
 
     func write(_ bytes: [UInt8], at offset: UInt64) throws(FloeError) {
@@ -123,6 +141,20 @@ final class FileHandle: @unchecked Sendable {
         }
         if let failure { throw failure }
     }
+
+    /// Writes `count` zero bytes at `offset`, in writes of at most 1 MiB (each one a write for
+    /// fault injection).
+    func writeZeros(count: UInt64, at offset: UInt64) throws(FloeError) {
+        let piece = Self.zeros.count
+        var done: UInt64 = 0
+        while done < count {
+            let length = Int(min(UInt64(piece), count - done))
+            try write(length == piece ? Self.zeros : Array(Self.zeros[0..<length]), at: offset + done)
+            done += UInt64(length)
+        }
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: 1 << 20)
 
     func sync() throws(FloeError) {
         try FaultInjection.check(.sync, path: path, naming: path)

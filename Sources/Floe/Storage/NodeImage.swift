@@ -50,7 +50,7 @@ struct NodeImage: Equatable {
         writer.appendWords(children)
         writer.append(payload)
         writer.padToMultiple(of: 8)
-        let crc = writer.bytes.withUnsafeBytes { raw -> UInt32 in
+        let crc = writer.withUnsafeBytes { raw -> UInt32 in
             var crc = CRC32C()
             crc.update(UnsafeRawBufferPointer(rebasing: raw[start..<start + 12]))
             crc.update(UnsafeRawBufferPointer(rebasing: raw[start + 16..<start + 16 + children.count * 8 + payload.count]))

@@ -18,6 +18,15 @@ final class StorageFile: @unchecked Sendable {
     private let end: Atomic<UInt64>
     var endOffset: UInt64 { end.load(ordering: .acquiring) }
     private var hintSequence: UInt64
+    /// Where the zeros written ahead of the commits end (the file's size while it is open for
+    /// writing; `endOffset` when nothing is preallocated). See ``append``'s `extendingAhead`.
+    private var allocatedEnd: UInt64
+    /// The file is extended by at least this much when a commit runs past its preallocated
+    /// zeros (an eighth of the file, at most ``preallocationMaximumStep``). Small, so that the
+    /// first commit after an open (which extends) costs about what an append does; the steps
+    /// grow with the file.
+    static let preallocationMinimumStep: UInt64 = 64 << 10
+    static let preallocationMaximumStep: UInt64 = 64 << 20
     /// What was appended since the header hint was last written. The hint is refreshed only
     /// every so often (it costs a write per commit otherwise); open then checks at most that
     /// much of the tail.
@@ -36,6 +45,9 @@ final class StorageFile: @unchecked Sendable {
         var scannedFromStart = false
         /// Bytes read to find the last commit (beyond the header and the hinted record).
         var scannedBytes: UInt64 = 0
+        /// Of `discardedTailBytes`, the zeros that end the file: space a writer extended the file
+        /// by ahead of its commits, not data. The rest (if any) is a commit cut short.
+        var zeroTailBytes: UInt64 = 0
     }
 
     private init(path: String, handle: FileHandle, isReadOnly: Bool, durability: Durability,
@@ -46,6 +58,7 @@ final class StorageFile: @unchecked Sendable {
         self.durability = durability
         self.lastCommit = lastCommit
         end = Atomic(endOffset)
+        allocatedEnd = endOffset
         self.hintSequence = hintSequence
         self.recovery = recovery
     }
@@ -83,6 +96,7 @@ final class StorageFile: @unchecked Sendable {
         var report = scanner.report
         let validEnd = found?.end ?? UInt64(FileHeader.size)
         report.discardedTailBytes = size - validEnd
+        if validEnd < size { report.zeroTailBytes = try scanner.zeroBytesAtEnd(after: validEnd) }
         if validEnd < size && !readOnly, try scanner.hasIntactCommit(atOrAfter: validEnd + 8) {
             throw .corruptFile(path: path, offset: validEnd, detail: "the chunk here is damaged but intact commits follow it; "
                 + "refusing to cut them off (open the file read-only to read version \(found?.version ?? 0))")
@@ -127,12 +141,31 @@ final class StorageFile: @unchecked Sendable {
     /// Stops all further reads and writes and releases the lock. The descriptor itself
     /// closes when the last reference goes, so a late reader gets an error, never another file's bytes.
     func close() {
-        if !isReadOnly, !isClosed, commitsSinceHint > 0, let lastCommit {
-            // A clean close leaves open nothing to scan.
-            try? writeHint(for: lastCommit)
+        if !isReadOnly, !isClosed {
+            // A clean close leaves open nothing to scan: the hint names the last commit, and the
+            // zeros written ahead of the commits go.
+            if commitsSinceHint > 0, let lastCommit { try? writeHint(for: lastCommit) }
+            trimPreallocation()
         }
         closedFlag.store(true, ordering: .releasing)
         handle.unlock()
+    }
+
+    /// For the file of a store that goes away without being closed: the same clean end as
+    /// ``close()`` (hint and trimmed tail), but reads go on for the snapshots still holding it.
+    func release() {
+        if !isReadOnly, !isClosed, !isRetired {
+            if commitsSinceHint > 0, let lastCommit { try? writeHint(for: lastCommit) }
+            trimPreallocation()
+        }
+        retire()
+    }
+
+    /// Cuts the zeros written ahead of the commits (best effort: left in place, they are read
+    /// as the end of the file and cut by the next open for writing).
+    private func trimPreallocation() {
+        guard allocatedEnd > endOffset else { return }
+        if (try? handle.truncate(to: endOffset)) != nil { allocatedEnd = endOffset }
     }
 
     var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
@@ -180,9 +213,16 @@ final class StorageFile: @unchecked Sendable {
     func makeChunk() -> ChunkBuilder { ChunkBuilder(start: endOffset) }
 
     /// Writes a built chunk in one write, syncs it per the durability, and records it as the last commit.
-    @discardableResult
+    ///
     /// `sync: false` leaves the sync to a later group commit (``GroupCommit``), even with `.full`.
-    func append(_ chunk: inout ChunkBuilder, version: UInt64, rootRef: UInt64, liveBytes: UInt64, sync: Bool = true) throws(FloeError) -> CommitRecord {
+    /// `extendingAhead` (a store's commits with durability `.full`): when the chunk runs past
+    /// the zeros written ahead, the file is extended by a large step of zeros in the same
+    /// write-and-sync, so that the next commits overwrite synced blocks instead of growing the
+    /// file (on ext4 an overwrite plus `fdatasync` skips the journal commit an append needs).
+    /// Open reads zeros after the last commit as the end of the file.
+    @discardableResult
+    func append(_ chunk: inout ChunkBuilder, version: UInt64, rootRef: UInt64, liveBytes: UInt64, sync: Bool = true,
+                extendingAhead: Bool = false) throws(FloeError) -> CommitRecord {
         guard !isReadOnly else { throw .readOnly(path: path) }
         if isClosed || isRetired { throw .closed(path: path) }
         precondition(chunk.start == endOffset, "chunk built for offset \(chunk.start) but the file ends at \(endOffset)")
@@ -192,14 +232,18 @@ final class StorageFile: @unchecked Sendable {
             if sealed.tailOffset != sealed.record.chunkStart {
                 try handle.write(sealed.header, at: sealed.record.chunkStart)
             }
+            if extendingAhead && durability == .full && sealed.record.end > allocatedEnd {
+                extendAhead(of: sealed.record.end)
+            }
             if durability == .full && sync { try handle.sync() }
         } catch {
-            // Leave no half chunk behind for the next commit to follow.
-            try? handle.truncate(to: endOffset)
+            // Leave no half chunk behind for the next commit to follow (nor zeros ahead of it).
+            if (try? handle.truncate(to: endOffset)) != nil { allocatedEnd = endOffset }
             throw error
         }
         lastCommit = sealed.record
         end.store(sealed.record.end, ordering: .releasing)
+        allocatedEnd = max(allocatedEnd, sealed.record.end)
         bytesSinceHint += sealed.record.chunkLength
         commitsSinceHint += 1
         if bytesSinceHint >= Self.hintEveryBytes || commitsSinceHint >= Self.hintEveryCommits {
@@ -207,6 +251,25 @@ final class StorageFile: @unchecked Sendable {
         }
         return sealed.record
     }
+
+    /// Writes zeros after `chunkEnd`, a step proportional to the file. A failure (a full disk)
+    /// only means no step: whatever zeros landed read as the end of the file, and the commit
+    /// goes on as an append.
+    private func extendAhead(of chunkEnd: UInt64) {
+        let step = min(max(chunkEnd / 8, Self.preallocationMinimumStep), Self.preallocationMaximumStep)
+        let target = (chunkEnd + step + 0xFFFF) & ~0xFFFF
+        do {
+            try handle.writeZeros(count: target - chunkEnd, at: chunkEnd)
+            allocatedEnd = target
+        } catch {
+            try? handle.truncate(to: chunkEnd)
+            allocatedEnd = chunkEnd
+        }
+    }
+
+    /// Bytes of zeros written ahead of the commits, after ``endOffset``.
+    /// (A read-only file that follows a writer sees its end move past what it knew of: 0.)
+    var preallocatedBytes: UInt64 { allocatedEnd > endOffset ? allocatedEnd - endOffset : 0 }
 
     /// Writes buffered bytes of a streamed chunk (compaction) ahead of `append`.
     func writeStreamed(_ bytes: [UInt8], at offset: UInt64) throws(FloeError) {
