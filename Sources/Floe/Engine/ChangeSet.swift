@@ -136,6 +136,10 @@ extension ChangeSet.TableChanges {
 }
 
 /// One positional edit of a list or set, as the write made it.
+///
+/// ```swift
+/// let edits: [CollectionEdit] = [.insert(at: 0, count: 2), .remove(at: 5), .set(at: 1)]
+/// ```
 @_spi(Engine) public enum CollectionEdit: Sendable, Equatable {
     /// `count` elements inserted from `position` on.
     case insert(at: Int, count: Int)
@@ -149,6 +153,10 @@ extension ChangeSet.TableChanges {
 
 /// The edits made to one list or set, in order; incomplete when some edit was not described
 /// or there were more than ``limit`` (then the collection is compared in full).
+///
+/// ```swift
+/// changes.tables["Box"]?.collectionEdits[ChangeSet.CollectionID(key: 1, column: 2)]?.edits
+/// ```
 @_spi(Engine) public struct CollectionEditLog: Sendable, Equatable {
     /// The most edits kept per collection: past it, the log is dropped and marked incomplete.
     public static let limit = 4096
