@@ -31,6 +31,7 @@ func workloadGroups() -> [WorkloadGroup] {
         WorkloadGroup(name: "W8", summary: "object API: 100 tasks of durable one-dog writes at once (group commit) vs GRDB", run: GroupCommitWorkloads.run),
         WorkloadGroup(name: "N", summary: "change streams: commit → change at a consumer for a dog (N1, the design's C1) and 100k-dog results (N2); commit cost with 1,000 streams (N3)", run: ChangeStreamWorkloads.run),
         WorkloadGroup(name: "N2S", summary: "change streams: a filtered and sorted results' update after 10, 100 and 1,000 changed dogs, over 100k and 1M dogs, against evaluating the query afresh", run: ChangeStreamWorkloads.runScaling),
+        WorkloadGroup(name: "N2L", summary: "change streams: a 100k-dog List's update after 1% of its positions were replaced, over the commit", run: ListChangeWorkloads.run),
         WorkloadGroup(name: "N4", summary: "change streams: the change feed read back from the file alone", run: ChangeStreamWorkloads.runFeed),
         WorkloadGroup(name: "C", summary: "collections and links: append 1M ints to a List (C1), sum them (C2), follow 100k to-one links (C3) vs GRDB", run: CollectionWorkloads.run),
     ]

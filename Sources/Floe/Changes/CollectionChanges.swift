@@ -88,11 +88,15 @@ protocol CollectionSource: Sendable {
     var incrementalQuery: ResultsQuery? { get }
     /// The collection as `freeze()` gives it, at `snapshot`, whose object keys are known to be `keys`.
     func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection
+    /// For an object's list or set: its owner's class, key and column (then a commit's logged
+    /// edits of it give the diff, see ``CollectionEditDiff``).
+    var editedCollection: (owner: String, id: ChangeSet.CollectionID)? { get }
 }
 
 extension CollectionSource {
     var holdsEveryObjectInKeyOrder: Bool { false }
     var incrementalQuery: ResultsQuery? { nil }
+    var editedCollection: (owner: String, id: ChangeSet.CollectionID)? { nil }
     func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection { try frozen(at: snapshot) }
 }
 
@@ -142,6 +146,10 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
                 if incremental.isReady { return try incrementalDiff(incremental, type: type, from: old, to: new, changes: changes) }
             }
             incremental.invalidate()
+        }
+        if let edited = source.editedCollection, let changes,
+           let produced = try editedDiff(owner: edited.owner, id: edited.id, from: old, to: new, changes: changes) {
+            return produced
         }
         guard let next = try source.state(at: new) else { return (nil, true) }
         var before = previous
@@ -222,6 +230,65 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
                                                                             modifications: diff.modifications)
         return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    /// A list or set's diff from the edits the commits logged for it and the element objects
+    /// they wrote (see ``CollectionEditDiff``); nil when those do not describe the change (the
+    /// owner deleted or replaced, a structure change, edits not logged), to compare in full.
+    private mutating func editedDiff(owner: String, id: ChangeSet.CollectionID, from old: Snapshot, to new: Snapshot,
+                                     changes: ChangeSet) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool)? {
+        let ownerChanges = changes.tables[owner] ?? ChangeSet.TableChanges()
+        guard !ownerChanges.structureChanged, !ownerChanges.deleted.contains(id.key), !ownerChanges.inserted.contains(id.key) else { return nil }
+        let elementChanges = source.elementType.flatMap { changes.tables[$0.className()] }
+        if elementChanges?.structureChanged == true { return nil }
+        guard let oldTable = try old.tableIfPresent(named: owner), try old.contains(id.key, in: oldTable),
+              let newTable = try new.tableIfPresent(named: owner), try new.contains(id.key, in: newTable) else { return nil }
+        let oldCount = try old.collectionCount(in: oldTable, key: id.key, column: id.column)
+        var edits = CollectionEditDiff(oldCount: oldCount)
+        if ownerChanges.modified[id.key]?.contains(id.column) == true {
+            guard let log = ownerChanges.collectionEdits[id], log.isComplete else { return nil }
+            for edit in log.edits where !edits.apply(edit) { return nil }
+        }
+        guard edits.count == (try new.collectionCount(in: newTable, key: id.key, column: id.column)) else { return nil }
+        // Element objects written in place: their old positions among the elements that stayed.
+        var modifiedOld: [Int] = []
+        if source.elementType != nil {
+            let modified = try modifiedKeys(old: old, new: new, changes: changes)
+            var candidates: Set<Int64>? = nil   // nil: any element may count as modified (key paths through links)
+            if filter?.watchesOwnRowsOnly ?? true {
+                candidates = Set((elementChanges?.modified.keys).map { $0.filter { modified($0) } } ?? [])
+            }
+            if candidates?.isEmpty != true, try linksAny(of: candidates, owner: oldTable, id: id, at: old) {
+                let elements = try old.collectionElements(in: oldTable, key: id.key, column: id.column)
+                for (position, element) in elements.enumerated() {
+                    guard case .link(let key) = element, candidates?.contains(key) ?? modified(key), edits.survives(position) else { continue }
+                    modifiedOld.append(position)
+                }
+            }
+        }
+        previous = nil   // the next fallback reads the state at its old version
+        let diff = edits.result(modifiedOld: modifiedOld)
+        guard !diff.isEmpty else { return (nil, false) }
+        var deletedKeys: [PrimaryKeyValue] = []
+        if let type = source.elementType, deletedKeysWanted.withLock({ $0 }), let oldBinding = try FrozenSource.binding(for: type, in: old) {
+            for position in diff.deletions {
+                if case .link(let key) = try old.collectionElement(in: oldTable, key: id.key, column: id.column, at: position) {
+                    deletedKeys.append(try PrimaryKeyValue.of(key, binding: oldBinding, in: old))
+                }
+            }
+        }
+        let frozen = try source.frozen(at: store.pinned(new))
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
+                                                                            modifications: diff.modifications)
+        return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    /// Whether the collection linked, at `snapshot`, to any of `keys` (nil: assume so), from
+    /// the backlinks: a search per key instead of reading the elements.
+    private func linksAny(of keys: Set<Int64>?, owner: TableHandle, id: ChangeSet.CollectionID, at snapshot: Snapshot) throws(FloeError) -> Bool {
+        guard let keys, keys.count <= 64 else { return true }
+        for key in keys where try snapshot.linkingObjects(in: owner, column: id.column, to: key).contains(id.key) { return true }
+        return false
     }
 
     private static func position(of key: Int64, in keys: [Int64]) -> Int? {

@@ -58,6 +58,10 @@ struct ElementsSource<FrozenCollection: FrozenElements>: CollectionSource {
         Set([owner.schema.className] + (elementType.map { [$0.className()] } ?? []))
     }
 
+    var editedCollection: (owner: String, id: ChangeSet.CollectionID)? {
+        (owner.schema.className, ChangeSet.CollectionID(key: key, column: column))
+    }
+
     func state(at snapshot: Snapshot) throws(FloeError) -> CollectionState? {
         guard let table = try snapshot.tableIfPresent(named: owner.schema.className), try snapshot.contains(key, in: table) else { return nil }
         return .values(try snapshot.collectionElements(in: table, key: key, column: column))

@@ -21,9 +21,27 @@
         public var modified: [Int64: Set<Int>] = [:]
         /// The table was created or removed, or its columns changed: positions may not compare.
         public var structureChanged = false
+        /// The positional edits made to lists and sets of objects in `modified`, by object key
+        /// and column, in order. A collection column in `modified` without a complete log here
+        /// changed in ways not recorded (a map, another process's commit, too many edits).
+        public var collectionEdits: [CollectionID: CollectionEditLog] = [:]
 
         /// Whether the table has no changes.
         public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty && !structureChanged }
+    }
+
+    /// One object's list, set or map: the object's key and the collection's column.
+    public struct CollectionID: Hashable, Sendable {
+        /// The owning object's key.
+        public var key: Int64
+        /// The collection's column.
+        public var column: Int
+
+        /// The collection of object `key` in `column`.
+        public init(key: Int64, column: Int) {
+            self.key = key
+            self.column = column
+        }
     }
 
     /// Changes by table name (names survive migrations' reordering of tables).
@@ -38,6 +56,26 @@
     mutating func recordInsert(table: String, key: Int64) {
         tables[table, default: TableChanges()].inserted.insert(key)
         tables[table]!.modified[key] = nil
+        tables[table]!.dropCollectionEdits(of: key)
+    }
+
+    /// Positional edits of an object's list or set (nil: edits not described, as a map's);
+    /// inside an object created by the same changes they add nothing.
+    mutating func recordCollectionEdits(table: String, key: Int64, column: Int, edits: [CollectionEdit]?) {
+        if tables[table]?.inserted.contains(key) == true { return }
+        let id = CollectionID(key: key, column: column)
+        // Written before without a log: its earlier edits are unknown, so later ones cannot help.
+        let unknown = tables[table]?.modified[key]?.contains(column) == true && tables[table]?.collectionEdits[id] == nil
+        recordWrite(table: table, key: key, column: column)
+        if !unknown { tables[table]!.collectionEdits[id, default: CollectionEditLog()].append(edits) }
+    }
+
+    mutating func recordCollectionEdits(table: String, key: Int64, column: Int, log: CollectionEditLog) {
+        if tables[table]?.inserted.contains(key) == true { return }
+        let id = CollectionID(key: key, column: column)
+        let unknown = tables[table]?.modified[key]?.contains(column) == true && tables[table]?.collectionEdits[id] == nil
+        recordWrite(table: table, key: key, column: column)
+        if !unknown { tables[table]!.collectionEdits[id, default: CollectionEditLog()].append(contentsOf: log) }
     }
 
     /// A written cell; inside an object created by the same changes it adds nothing.
@@ -49,6 +87,7 @@
     mutating func recordDelete(table: String, key: Int64) {
         var changes = tables[table] ?? TableChanges()
         changes.modified[key] = nil
+        changes.dropCollectionEdits(of: key)
         // Created and deleted within these changes: as if it never was (unless it replaced an
         // object deleted before, which stays deleted).
         if changes.inserted.remove(key) == nil { changes.deleted.insert(key) }
@@ -66,7 +105,15 @@
             for key in next.deleted { recordDelete(table: table, key: key) }
             for key in next.inserted { recordInsert(table: table, key: key) }
             for (key, columns) in next.modified {
-                for column in columns { recordWrite(table: table, key: key, column: column) }
+                for column in columns {
+                    if let log = next.collectionEdits[CollectionID(key: key, column: column)] {
+                        recordCollectionEdits(table: table, key: key, column: column, log: log)
+                    } else {
+                        recordWrite(table: table, key: key, column: column)
+                        // A collection written without a log stays without one: its edits are unknown.
+                        tables[table]!.collectionEdits[CollectionID(key: key, column: column)]?.markIncomplete()
+                    }
+                }
             }
             if next.structureChanged { recordStructureChange(table: table) }
         }
@@ -81,12 +128,72 @@
     }
 }
 
+extension ChangeSet.TableChanges {
+    mutating func dropCollectionEdits(of key: Int64) {
+        guard !collectionEdits.isEmpty else { return }
+        for id in collectionEdits.keys where id.key == key { collectionEdits[id] = nil }
+    }
+}
+
+/// One positional edit of a list or set, as the write made it.
+///
+/// ```swift
+/// let edits: [CollectionEdit] = [.insert(at: 0, count: 2), .remove(at: 5), .set(at: 1)]
+/// ```
+@_spi(Engine) public enum CollectionEdit: Sendable, Equatable {
+    /// `count` elements inserted from `position` on.
+    case insert(at: Int, count: Int)
+    /// The element at `position` removed.
+    case remove(at: Int)
+    /// The element at `position` replaced (by an equal value or not).
+    case set(at: Int)
+    /// Every element removed.
+    case removeAll
+}
+
+/// The edits made to one list or set, in order; incomplete when some edit was not described
+/// or there were more than ``limit`` (then the collection is compared in full).
+///
+/// ```swift
+/// changes.tables["Box"]?.collectionEdits[ChangeSet.CollectionID(key: 1, column: 2)]?.edits
+/// ```
+@_spi(Engine) public struct CollectionEditLog: Sendable, Equatable {
+    /// The most edits kept per collection: past it, the log is dropped and marked incomplete.
+    public static let limit = 4096
+    /// The edits, in order (empty when incomplete).
+    public private(set) var edits: [CollectionEdit] = []
+    /// Whether `edits` are every edit made.
+    public private(set) var isComplete = true
+
+    /// An empty log.
+    public init() {}
+
+    mutating func append(_ more: [CollectionEdit]?) {
+        guard isComplete else { return }
+        guard let more, edits.count + more.count <= Self.limit else { return markIncomplete() }
+        edits.append(contentsOf: more)
+    }
+
+    mutating func append(contentsOf other: CollectionEditLog) {
+        guard isComplete else { return }
+        guard other.isComplete, edits.count + other.edits.count <= Self.limit else { return markIncomplete() }
+        edits.append(contentsOf: other.edits)
+    }
+
+    mutating func markIncomplete() {
+        isComplete = false
+        edits = []
+    }
+}
+
 /// A write transaction's changes in the order it made them: cheap to append (no hashing
 /// per cell), turned into a ``ChangeSet`` at commit when observers want one.
 struct ChangeLog {
     enum Entry {
         case insert(String, Int64)
         case write(String, Int64, Int)
+        /// A list, set or map's edits (nil: not described).
+        case collection(String, Int64, Int, [CollectionEdit]?)
         case delete(String, Int64)
         /// Every object of the table, then under `root`, deleted at once.
         case deleteAll(String, NodeRef<ClusterNode>?)
@@ -105,6 +212,8 @@ struct ChangeLog {
             switch entry {
             case .insert(let table, let key): changes.recordInsert(table: table, key: key)
             case .write(let table, let key, let column): changes.recordWrite(table: table, key: key, column: column)
+            case .collection(let table, let key, let column, let edits):
+                changes.recordCollectionEdits(table: table, key: key, column: column, edits: edits)
             case .delete(let table, let key): changes.recordDelete(table: table, key: key)
             case .structure(let table): changes.recordStructureChange(table: table)
             case .deleteAll(let table, let root):

@@ -399,12 +399,13 @@
 
     /// Inserts into an object's list at `position` (`count` appends).
     public func listInsert(_ value: Value, at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
-        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root, edits throws(FloeError) in
             let count = try CollectionTree.count(root)
             guard position >= 0 && position <= count else {
                 throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
             }
             let value = try checked(value, for: spec, in: tableName)
+            edits?.append(.insert(at: position, count: 1))
             return try CollectionTree.insert(value, key: nil, at: position, into: root, elementType: spec.type,
                                              nullable: spec.isNullable, context: context)
         }
@@ -413,9 +414,11 @@
 
     /// Appends to an object's list.
     public func listAppend(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
-        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root, edits throws(FloeError) in
             let value = try checked(value, for: spec, in: tableName)
-            return try CollectionTree.insert(value, key: nil, at: try CollectionTree.count(root), into: root,
+            let count = try CollectionTree.count(root)
+            edits?.append(.insert(at: count, count: 1))
+            return try CollectionTree.insert(value, key: nil, at: count, into: root,
                                              elementType: spec.type, nullable: spec.isNullable, context: context)
         }
         try adjustBacklinks(table, origin: key, column: column, added: [value])
@@ -424,9 +427,10 @@
     /// Appends every value to an object's list, finding the list once.
     public func listAppend(contentsOf values: [Value], in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         guard !values.isEmpty else { return }
-        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root, edits throws(FloeError) in
             var root = root
             var count = try CollectionTree.count(root)
+            edits?.append(.insert(at: count, count: values.count))
             for value in values {
                 let value = try checked(value, for: spec, in: tableName)
                 root = try CollectionTree.insert(value, key: nil, at: count, into: root, elementType: spec.type,
@@ -441,12 +445,13 @@
     /// Replaces the element at `position` of an object's list.
     public func listSet(_ value: Value, at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         var old: Value?
-        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .list) { spec, tableName, root, edits throws(FloeError) in
             let count = try CollectionTree.count(root)
             guard let root, position >= 0 && position < count else {
                 throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
             }
             if spec.type == .link { old = try CollectionTree.element(at: position, in: root) }
+            edits?.append(.set(at: position))
             return try CollectionTree.set(try checked(value, for: spec, in: tableName), at: position, in: root, context: context)
         }
         try adjustBacklinks(table, origin: key, column: column, removed: old.map { [$0] } ?? [], added: [value])
@@ -455,12 +460,13 @@
     /// Removes the element at `position` of an object's list, set or map.
     public func collectionRemove(at position: Int, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         var old: Value?
-        try updateCollection(table, key, column, expecting: nil) { spec, tableName, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: nil) { spec, tableName, root, edits throws(FloeError) in
             let count = try CollectionTree.count(root)
             guard let root, position >= 0 && position < count else {
                 throw .indexOutOfRange(table: tableName, column: spec.name, index: position, count: count)
             }
             if spec.type == .link { old = try CollectionTree.element(at: position, in: root) }
+            edits?.append(.remove(at: position))
             return try CollectionTree.remove(at: position, from: root, context: context)
         }
         try adjustBacklinks(table, origin: key, column: column, removed: old.map { [$0] } ?? [])
@@ -481,8 +487,9 @@
     /// Empties an object's list, set or map.
     public func collectionRemoveAll(in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         var old: [Value] = []
-        try updateCollection(table, key, column, expecting: nil) { spec, _, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: nil) { spec, _, root, edits throws(FloeError) in
             if spec.type == .link { old = try CollectionTree.allElements(root) }
+            edits?.append(.removeAll)
             context.drop(root)
             return nil
         }
@@ -493,11 +500,12 @@
     @discardableResult
     public func setInsert(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
         var inserted = false
-        try updateCollection(table, key, column, expecting: .set) { spec, tableName, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .set) { spec, tableName, root, edits throws(FloeError) in
             let value = try checked(value, for: spec, in: tableName)
             let (position, found) = try CollectionTree.lowerBound(of: value, in: root)
             guard !found else { return root }
             inserted = true
+            edits?.append(.insert(at: position, count: 1))
             return try CollectionTree.insert(value, key: nil, at: position, into: root, elementType: spec.type,
                                              nullable: spec.isNullable, context: context)
         }
@@ -509,10 +517,11 @@
     @discardableResult
     public func setRemove(_ value: Value, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
         var removed = false
-        try updateCollection(table, key, column, expecting: .set) { _, _, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .set) { _, _, root, edits throws(FloeError) in
             let (position, found) = try CollectionTree.lowerBound(of: value, in: root)
             guard found, let root else { return root }
             removed = true
+            edits?.append(.remove(at: position))
             return try CollectionTree.remove(at: position, from: root, context: context)
         }
         if removed { try adjustBacklinks(table, origin: key, column: column, removed: [value]) }
@@ -522,7 +531,7 @@
     /// Sets the value for `mapKey` in an object's map (inserting or replacing).
     public func mapSet(_ value: Value, forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         var old: Value?
-        try updateCollection(table, key, column, expecting: .map) { spec, tableName, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .map) { spec, tableName, root, edits throws(FloeError) in
             if mapKey.contains(".") || mapKey.hasPrefix("$") || mapKey.isEmpty {
                 throw .invalidMapKey(table: tableName, column: spec.name, key: mapKey)
             }
@@ -543,7 +552,7 @@
     public func mapRemove(forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) -> Bool {
         var removed = false
         var old: Value?
-        try updateCollection(table, key, column, expecting: .map) { spec, _, root throws(FloeError) in
+        try updateCollection(table, key, column, expecting: .map) { spec, _, root, edits throws(FloeError) in
             let (position, found) = try CollectionTree.lowerBound(ofKey: mapKey, in: root)
             guard found, let root else { return root }
             removed = true
@@ -570,7 +579,7 @@
     }
 
     private func updateCollection(_ table: TableHandle, _ key: Int64, _ column: Int, expecting kind: CollectionKind?,
-                                  _ change: (ColumnSpec, String, NodeRef<CollectionNode>?) throws(FloeError) -> NodeRef<CollectionNode>?) throws(FloeError) {
+                                  _ change: (ColumnSpec, String, NodeRef<CollectionNode>?, inout [CollectionEdit]?) throws(FloeError) -> NodeRef<CollectionNode>?) throws(FloeError) {
         try requireOpen()
         let node = try mutableTable(table, movingRows: false)
         let spec = try columnSpec(node, column)
@@ -580,11 +589,13 @@
             throw .noSuchObject(table: node.spec.name, key: key)
         }
         node.root = root
-        changeLog.append(.write(node.spec.name, key, column))
         let (columnRef, columnNode) = try context.mutable(leaf.columns[column])
         leaf.columns[column] = columnRef
-        let newRoot = try change(spec, node.spec.name, columnNode.storage.collections[row])
+        // Lists and sets log their positional edits for change streams; maps' are not described.
+        var edits: [CollectionEdit]? = spec.collection == .map ? nil : []
+        let newRoot = try change(spec, node.spec.name, columnNode.storage.collections[row], &edits)
         columnNode.storage.setCollection(newRoot, at: row)
+        changeLog.append(.collection(node.spec.name, key, column, edits))
     }
 
     /// The first object whose `column` equals `value`, through the index when there is one.
