@@ -52,6 +52,25 @@ enum Projections {
         @Projected(\Computed.name) var name
         @Projected(\Computed.nothing) var nothing
     }
+
+    /// One property of each plain kind and a type projection, read through a projection.
+    class Typed: Object {
+        @Persisted var count = 0
+        @Persisted var weight: Double?
+        @Persisted var flag = false
+        @Persisted var born = Date(timeIntervalSinceReferenceDate: 0)
+        // Optional: a projection of a required URL property cannot be built yet (the path
+        // probe reads a value that has no URL and traps in `_floeDefault`).
+        @Persisted var link: URL? = URL(string: "https://a.example")
+    }
+
+    class TypedProjection: Projection<Typed> {
+        @Projected(\Typed.count) var count
+        @Projected(\Typed.weight) var weight
+        @Projected(\Typed.flag) var flag
+        @Projected(\Typed.born) var born
+        @Projected(\Typed.link) var link
+    }
 }
 
 @Suite struct ProjectionTests {
@@ -61,7 +80,7 @@ enum Projections {
     func realm() async throws -> Realm {
         try await Realm(configuration: Realm.Configuration(
             inMemoryIdentifier: "projections-\(UUID())",
-            objectTypes: [Person.self, Projections.Address.self, Projections.Keyed.self, Projections.Computed.self]))
+            objectTypes: [Person.self, Projections.Address.self, Projections.Keyed.self, Projections.Computed.self, Projections.Typed.self]))
     }
 
     func seed(_ realm: Realm) async throws {
@@ -215,6 +234,31 @@ enum Projections {
         #expect(Array(third.firstFriendsName) == ["Bo", "Cyrus"])
         try await realm.write { realm in try realm.delete(realm.objects(Person.self)[0]) }
         guard case .deleted = await iterator.next() else { Issue.record("expected the deletion"); return }
+    }
+
+    @Test func projectedPlainAndMappedPropertiesReadTheStoredValuesAfterEachWrite() async throws {
+        let realm = try await realm()
+        let first = try await realm.write { realm in
+            let typed = try realm.create(Projections.Typed.self, value: ["count": 3, "flag": true])
+            let projection = Projections.TypedProjection(projecting: typed)
+            let before = (projection.count, projection.weight, projection.flag, projection.born.timeIntervalSinceReferenceDate, projection.link?.host)
+            // Assigned through the root after the projection read them: each read answers the new value.
+            typed.count = -41
+            typed.weight = 2.5
+            typed.flag = false
+            typed.born = Date(timeIntervalSinceReferenceDate: 1_000)
+            typed.link = URL(string: "https://b.example/x")!
+            let after = (projection.count, projection.weight, projection.flag, projection.born.timeIntervalSinceReferenceDate, projection.link?.absoluteString)
+            return (before, after)
+        }
+        #expect(first.0.0 == 3 && first.0.1 == nil && first.0.2 && first.0.3 == 0 && first.0.4 == "a.example")
+        #expect(first.1.0 == -41 && first.1.1 == 2.5 && first.1.2 == false && first.1.3 == 1_000 && first.1.4 == "https://b.example/x")
+        let read = try await realm.read { realm in
+            realm.objects(Projections.TypedProjection.self).map {
+                "\($0.count) \($0.weight ?? 0) \($0.flag) \($0.born.timeIntervalSinceReferenceDate) \($0.link?.absoluteString ?? "")"
+            }
+        }
+        #expect(read == ["-41 2.5 false 1000.0 https://b.example/x"])
     }
 }
 

@@ -83,6 +83,12 @@ extension CustomPersistable {
         Self(persistedValue: TypeProjection.persisted(PersistedType.self, from: stored))
     }
     public var _floeEncoded: _FloeValue { persistableValue._floeEncoded }
+    /// A plain persisted type is read by its typed read, then mapped.
+    @inlinable
+    public static func _floeRead(_ read: _FloeColumnRead) -> Self {
+        if let persisted = read.plainValue(as: PersistedType.self) { return Self(persistedValue: persisted) }
+        return _floeDecode(read.stored)
+    }
 }
 
 extension FailableCustomPersistable {
@@ -119,4 +125,12 @@ extension FailableCustomPersistable {
     }
 
     public var _floeEncoded: _FloeValue { persistableValue._floeEncoded }
+
+    /// A plain persisted type is read by its typed read, then mapped; a value with no mapping
+    /// takes the checked read, which records the error.
+    @inlinable
+    public static func _floeRead(_ read: _FloeColumnRead) -> Self {
+        if let persisted = read.plainValue(as: PersistedType.self), let value = Self(persistedValue: persisted) { return value }
+        return _floeDecode(read.stored)
+    }
 }

@@ -13,6 +13,14 @@ extension ObjectBinding {
     /// and a plain type goes straight to its typed read.
     @inlinable @inline(__always)
     func read<V: _Persistable>(column: Int, as type: V.Type) -> V {
+        if let value = readPlain(column: column, as: V.self) { return value }
+        return V._floeRead(_FloeColumnRead(binding: self, column: column))
+    }
+
+    /// The value of `column` by its plain type's typed read, or nil when `V` is not a plain
+    /// type. Inlined where `V` is known, so the type tests fold away.
+    @inlinable @inline(__always)
+    func readPlain<V>(column: Int, as type: V.Type) -> V? {
         if V.self == Int.self { return unsafeBitCast(readInt(column: column), to: V.self) }
         if V.self == String.self { return unsafeBitCast(readString(column: column), to: V.self) }
         if V.self == Double.self { return unsafeBitCast(readDouble(column: column), to: V.self) }
@@ -25,7 +33,7 @@ extension ObjectBinding {
         if V.self == Double?.self { return unsafeBitCast(readOptionalDouble(column: column), to: V.self) }
         if V.self == Bool?.self { return unsafeBitCast(readOptionalBool(column: column), to: V.self) }
         if V.self == Date?.self { return unsafeBitCast(readOptionalDate(column: column), to: V.self) }
-        return V._floeDecode(read(column: column))
+        return nil
     }
 
     /// A one-word value of `type` from the trusted row (nil: take the checked read).
@@ -103,6 +111,33 @@ extension ObjectBinding {
     func readOptionalString(column: Int) -> String? {
         if stampIsCurrent, let (string, isNull) = cachedPosition?.string(ofColumn: column) { return isNull ? nil : string }
         return String?._floeDecode(read(column: column))
+    }
+}
+
+/// One stored value about to be read, handed to ``_Persistable/_floeRead(_:)`` so that a type
+/// projection can read its persisted type by that type's typed read. Not for use outside Floe.
+///
+/// ```swift
+/// static func _floeRead(_ read: _FloeColumnRead) -> Self { _floeDecode(read.stored) }
+/// ```
+public struct _FloeColumnRead {
+    @usableFromInline let binding: ObjectBinding
+    @usableFromInline let column: Int
+
+    @usableFromInline
+    init(binding: ObjectBinding, column: Int) {
+        self.binding = binding
+        self.column = column
+    }
+
+    /// The stored value, untyped (the checked read).
+    public var stored: _FloeValue { binding.read(column: column) }
+
+    /// The stored value read as the plain type `P` (an integer, `Double`, `Float`, `Bool`,
+    /// `String`, `Date` or their optionals); nil for any other type.
+    @inlinable
+    public func plainValue<P>(as type: P.Type) -> P? {
+        binding.readPlain(column: column, as: P.self)
     }
 }
 

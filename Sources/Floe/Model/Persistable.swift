@@ -185,10 +185,15 @@ public protocol _Persistable {
     /// The value, or nil when the stored value cannot become one (a failable type projection);
     /// optionals read that as nil.
     static func _floeDecodeIfValid(_ stored: _FloeValue) -> Self?
+    /// The value of a managed object's property: a type projection reads its persisted type
+    /// by that type's typed read, everything else decodes the stored value.
+    static func _floeRead(_ read: _FloeColumnRead) -> Self
 }
 
 extension _Persistable {
     public static func _floeDecodeIfValid(_ stored: _FloeValue) -> Self? { _floeDecode(stored) }
+    @inlinable
+    public static func _floeRead(_ read: _FloeColumnRead) -> Self { _floeDecode(read.stored) }
 }
 
 extension Bool: _Persistable {

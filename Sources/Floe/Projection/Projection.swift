@@ -92,6 +92,9 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     let keyPath: KeyPath<Root, Value>
     /// The key path compiled to the root's columns, found on the first read of a managed root.
     @usableFromInline var compiled: ProjectedRead<Value>?
+    /// The root's own property the compiled read reads when it needs no links (its index in
+    /// the root's schema), or -1: the getter then reads it with no copy of the field.
+    @usableFromInline var directProperty: Int = -1
 
     /// A projected property that reads `projectedKeyPath` on the root object.
     ///
@@ -118,6 +121,13 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
     ) -> Value {
         get {
+            // A managed root whose property is its own, of a plain type: the typed read the
+            // `@Persisted` getter makes (`Value` is known here, so the type tests fold away).
+            let property = projection[keyPath: storageKeyPath].directProperty
+            if property >= 0, !projection.isRecordingFieldReads, let binding = projection.rootObject._floeBinding,
+               let value = readPlain(binding, column: binding.column(ofProperty: property)) {
+                return value
+            }
             // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
             if let compiled = projection[keyPath: storageKeyPath].compiled, !projection.isRecordingFieldReads,
                let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
@@ -128,6 +138,13 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
         set {
             write(newValue, projection, storageKeyPath)
         }
+    }
+
+    /// `column` read by its plain type's typed read, as `ObjectBinding.read(column:as:)` does;
+    /// nil when `Value` is not a plain type.
+    @inlinable @inline(__always)
+    static func readPlain(_ binding: ObjectBinding, column: Int) -> Value? {
+        binding.readPlain(column: column, as: Value.self)
     }
 
     /// A read that is not the compiled fast path: the first one (which compiles the key path),
@@ -143,6 +160,7 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
         if let binding = root._floeBinding, field.compiled == nil {
             let compiled = ProjectedReads.read(of: field.keyPath)
             projection[keyPath: storageKeyPath].compiled = compiled
+            if compiled.isCompiled, compiled.isDirect { projection[keyPath: storageKeyPath].directProperty = compiled.property }
             if let value = compiled.read(from: binding) { return value }
         }
         return root[keyPath: field.keyPath]
