@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+import Floe
+import FloeSync
+
+final class Geo: EmbeddedObject {
+    @Persisted var lat = 0.0
+    @Persisted var lon = 0.0
+}
+
+final class PostalAddress: EmbeddedObject {
+    @Persisted var street = ""
+    @Persisted var city = ""
+    @Persisted var geo: Geo?
+}
+
+final class Customer: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var address: PostalAddress?
+    @Persisted var previous: List<PostalAddress>
+    @Persisted var places: Map<String, PostalAddress?>
+}
+
+private func embeddedConfiguration(_ scratch: Scratch, _ name: String) -> Realm.Configuration {
+    var configuration = Realm.Configuration(fileURL: scratch.directory.appendingPathComponent("\(name).floe"))
+    configuration.objectTypes = [Customer.self, PostalAddress.self, Geo.self, SyncClient.stateType]
+    configuration.schemaVersion = 1
+    return configuration
+}
+
+private func value(_ address: PostalAddress?) -> SyncValue {
+    guard let address else { return .null }
+    let geo: SyncValue = address.geo.map { .map(["lat": .double($0.lat), "lon": .double($0.lon)]) } ?? .null
+    return .map(["street": .string(address.street), "city": .string(address.city), "geo": geo])
+}
+
+/// Every customer of a realm, embedded objects nested, as the server's rules describe them.
+private func customers(of realm: Realm) async throws -> [SyncObjectID: [String: SyncValue]] {
+    try await realm.read { realm in
+        var objects: [SyncObjectID: [String: SyncValue]] = [:]
+        for customer in realm.objects(Customer.self) {
+            var places: [String: SyncValue] = [:]
+            for (key, address) in customer.places { places[key] = value(address) }
+            objects[SyncObjectID(className: "Customer", key: .int(Int64(customer.id)))] = [
+                "id": .int(Int64(customer.id)), "name": .string(customer.name), "address": value(customer.address),
+                "previous": .list(customer.previous.map { value($0) }), "places": .map(places),
+            ]
+        }
+        return objects
+    }
+}
+
+/// Embedded objects travel inside their owner: nested values in the owner's change, a change
+/// made only inside an embedded object uploaded as a change of its owner's property, and
+/// recreated under the owner on the other device.
+@Suite struct EmbeddedSyncTests {
+    private func pair(_ scratch: Scratch) async throws -> (Realm, Realm, FakeServer, SyncClient, SyncClient) {
+        let a = try await Realm(configuration: embeddedConfiguration(scratch, "a"))
+        let b = try await Realm(configuration: embeddedConfiguration(scratch, "b"))
+        let schema = try SyncSchema(realm: a, classNames: ["Customer"], version: 1)
+        let server = FakeServer(schema: schema)
+        let clientA = try SyncClient(realm: a, types: [Customer.self], transport: server, options: fastOptions())
+        let clientB = try SyncClient(realm: b, types: [Customer.self], transport: server, options: fastOptions())
+        try await clientA.start()
+        try await clientB.start()
+        return (a, b, server, clientA, clientB)
+    }
+
+    private func settle(_ clients: SyncClient..., server: FakeServer) async -> Bool {
+        for client in clients { await client.waitUntilSynchronized() }
+        return await eventually {
+            for client in clients where !(await caughtUp(client, server)) { return false }
+            return true
+        }
+    }
+
+    @Test func theSchemaDescribesEmbeddedPropertiesWithTheirOwnProperties() async throws {
+        let scratch = try Scratch()
+        let realm = try await Realm(configuration: embeddedConfiguration(scratch, "schema"))
+        let schema = try SyncSchema(realm: realm, classNames: ["Customer"], version: 1)
+        let address = schema["Customer"]?.property(named: "address")
+        #expect(address?.kind == .embedded && address?.target == "PostalAddress")
+        #expect(address?.properties?.first { $0.name == "geo" }?.kind == .embedded)
+        #expect(address?.properties?.first { $0.name == "geo" }?.properties?.map(\.name).sorted() == ["lat", "lon"])
+        #expect(schema["Customer"]?.property(named: "previous")?.collection == .list)
+        #expect(schema["Customer"]?.property(named: "places")?.kind == .embedded)
+        #expect(throws: SyncError.noPrimaryKey(className: "PostalAddress")) {
+            try SyncSchema(realm: realm, classNames: ["PostalAddress"], version: 1)
+        }
+        // A nested value that does not fit is refused, naming the owner's class, property and value.
+        let bad = ObjectChange(className: "Customer", key: .int(1), operation: .update,
+                               values: ["address": .map(["city": .int(4)])])
+        #expect(throws: SyncError.self) { try schema.validate(bad) }
+        do { try schema.validate(bad) } catch {
+            #expect(error.description.contains("Customer") && error.description.contains("address") && error.description.contains("4"))
+        }
+        let unknown = ObjectChange(className: "Customer", key: .int(1), operation: .update,
+                                   values: ["address": .map(["planet": .string("Mars")])])
+        #expect(throws: SyncError.self) { try schema.validate(unknown) }
+        let good = ObjectChange(className: "Customer", key: .int(1), operation: .update,
+                                values: ["address": .map(["city": .string("Porto"), "geo": .map(["lat": .double(1)])]),
+                                         "previous": .list([.map(["street": .string("x")])]), "places": .map(["home": .null])])
+        try schema.validate(good)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func embeddedObjectsConvergeInsideTheirOwner() async throws {
+        let scratch = try Scratch()
+        let (a, b, server, clientA, clientB) = try await pair(scratch)
+
+        try await a.write { realm in
+            _ = try realm.create(Customer.self, value: [
+                "id": 1, "name": "Ana",
+                "address": ["street": "Rua A", "city": "Porto", "geo": ["lat": 41.1, "lon": -8.6]],
+                "previous": [["street": "Calle B", "city": "Vigo"], ["street": "Rua C", "city": "Braga"]],
+                "places": ["work": ["street": "Av. D", "city": "Lisboa"]],
+            ])
+        }
+        #expect(await settle(clientA, clientB, server: server))
+        let first = try await b.read { realm in
+            realm.object(ofType: Customer.self, forPrimaryKey: 1).map {
+                ($0.address?.city, $0.address?.geo?.lat, $0.previous.map(\.city), $0.places["work"]??.street)
+            }
+        }
+        #expect(first?.0 == "Porto" && first?.1 == 41.1 && first?.2 == ["Vigo", "Braga"] && first?.3 == "Av. D")
+        // The server holds the embedded objects inside their owner, not as objects of their own.
+        #expect(await server.objects.keys.map(\.className) == ["Customer"])
+        #expect(try await customers(of: a) == server.objects)
+        #expect(try await customers(of: b) == server.objects)
+
+        // A change made only inside an embedded object travels as a change of its owner's property.
+        let logged = await server.log.count
+        try await a.write { realm in realm.object(ofType: Customer.self, forPrimaryKey: 1)!.address!.city = "Gaia" }
+        #expect(await settle(clientA, clientB, server: server))
+        let uploaded = await server.log.dropFirst(logged).flatMap(\.changes)
+        #expect(uploaded.count == 1)
+        #expect(uploaded.first?.className == "Customer" && uploaded.first?.operation == .update)
+        #expect(uploaded.first.map { Array($0.values.keys) } == ["address"])
+        #expect(try await b.read { realm in realm.object(ofType: Customer.self, forPrimaryKey: 1)?.address?.city } == "Gaia")
+
+        // Nested embedded, from the other side; and a list element's and a map entry's property.
+        try await b.write { realm in
+            let customer = realm.object(ofType: Customer.self, forPrimaryKey: 1)!
+            customer.address!.geo!.lat = 41.2
+            customer.previous[1].street = "Rua E"
+        }
+        try await a.write { realm in
+            realm.object(ofType: Customer.self, forPrimaryKey: 1)!.places["work"]??.city = "Sintra"
+        }
+        #expect(await settle(clientA, clientB, server: server))
+        #expect(await settle(clientA, clientB, server: server))
+        let converged = try await a.read { realm in
+            realm.object(ofType: Customer.self, forPrimaryKey: 1).map { ($0.address?.geo?.lat, $0.previous[1].street, $0.places["work"]??.city) }
+        }
+        #expect(converged?.0 == 41.2 && converged?.1 == "Rua E" && converged?.2 == "Sintra")
+        #expect(try await customers(of: a) == server.objects)
+        #expect(try await customers(of: b) == server.objects)
+
+        // Replacing, appending and removing embedded objects, and clearing one.
+        try await b.write { realm in
+            let customer = realm.object(ofType: Customer.self, forPrimaryKey: 1)!
+            customer.previous.append(try PostalAddress(value: ["street": "Rua F", "city": "Aveiro"]))
+            customer.previous.remove(at: 0)
+            customer.places["home"] = try PostalAddress(value: ["city": "Faro"])
+            customer.address!.geo = nil
+        }
+        #expect(await settle(clientA, clientB, server: server))
+        let replaced = try await a.read { realm in
+            realm.object(ofType: Customer.self, forPrimaryKey: 1).map { ($0.previous.map(\.city), $0.places["home"]??.city, $0.address?.geo == nil) }
+        }
+        #expect(replaced?.0 == ["Braga", "Aveiro"] && replaced?.1 == "Faro" && replaced?.2 == true)
+        #expect(try await customers(of: a) == server.objects)
+        #expect(try await customers(of: b) == server.objects)
+
+        // Deleting the owner deletes its embedded objects on every device.
+        try await a.write { realm in try realm.delete(realm.object(ofType: Customer.self, forPrimaryKey: 1)!) }
+        #expect(await settle(clientA, clientB, server: server))
+        #expect(try await b.read { realm in realm.objects(Customer.self).count } == 0)
+        let remaining = await server.objects
+        #expect(try await customers(of: b) == remaining && remaining.isEmpty)
+        await clientA.stop()
+        await clientB.stop()
+    }
+}
