@@ -182,3 +182,43 @@ private func customers(of realm: Realm) async throws -> [SyncObjectID: [String: 
         await clientB.stop()
     }
 }
+
+/// A class whose properties are persisted under other names.
+final class Note: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var text = ""
+    @Persisted var stars = 0
+    override class func propertiesMapping() -> [String: String] { ["id": "note_id", "text": "body"] }
+}
+
+/// `propertiesMapping()` renames: the persisted name is what travels, and applying maps it back.
+@Suite struct RenamedPropertySyncTests {
+    @Test(.timeLimit(.minutes(1))) func persistedNamesTravelAndApply() async throws {
+        let scratch = try Scratch()
+        func configuration(_ name: String) -> Realm.Configuration {
+            var configuration = Realm.Configuration(fileURL: scratch.directory.appendingPathComponent("\(name).floe"))
+            configuration.objectTypes = [Note.self, SyncClient.stateType]
+            return configuration
+        }
+        let a = try await Realm(configuration: configuration("a"))
+        let b = try await Realm(configuration: configuration("b"))
+        let schema = try SyncSchema(realm: a, classNames: ["Note"], version: 0)
+        #expect(schema["Note"]?.primaryKey == "note_id" && schema["Note"]?.property(named: "body") != nil)
+        let server = FakeServer(schema: schema)
+        let clientA = try SyncClient(realm: a, types: [Note.self], transport: server, options: fastOptions())
+        let clientB = try SyncClient(realm: b, types: [Note.self], transport: server, options: fastOptions())
+        try await clientA.start()
+        try await clientB.start()
+        try await a.write { realm in _ = try realm.create(Note.self, value: ["id": 7, "text": "hello", "stars": 2]) }
+        await clientA.waitUntilSynchronized()
+        #expect(await eventually { await caughtUp(clientB, server) })
+        #expect(await server.objects[SyncObjectID(className: "Note", key: .int(7))] == ["note_id": .int(7), "body": .string("hello"), "stars": .int(2)])
+        try await b.write { realm in realm.object(ofType: Note.self, forPrimaryKey: 7)!.text = "hello again" }
+        await clientB.waitUntilSynchronized()
+        #expect(await eventually { await caughtUp(clientA, server) })
+        let onA = try await a.read { realm in realm.object(ofType: Note.self, forPrimaryKey: 7).map { ($0.text, $0.stars) } }
+        #expect(onA?.0 == "hello again" && onA?.1 == 2)
+        await clientA.stop()
+        await clientB.stop()
+    }
+}
