@@ -222,3 +222,73 @@ final class Note: Object {
         await clientB.stop()
     }
 }
+
+/// A class with mixed values.
+final class Bag: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var value: AnyRealmValue
+    @Persisted var values: List<AnyRealmValue>
+}
+
+/// Each mixed value's kind and contents, comparable across realms (objects by class and key).
+private func describe(_ value: AnyRealmValue) -> String {
+    switch value {
+    case .none: "none"
+    case .int(let int): "int \(int)"
+    case .bool(let bool): "bool \(bool)"
+    case .float(let float): "float \(float)"
+    case .double(let double): "double \(double)"
+    case .string(let string): "string \(string)"
+    case .data(let data): "data \(Array(data))"
+    case .date(let date): "date \(date.timeIntervalSince1970)"
+    case .objectId(let id): "objectId \(id)"
+    case .decimal128(let decimal): "decimal \(decimal)"
+    case .uuid(let uuid): "uuid \(uuid)"
+    case .object(let object): "object \(type(of: object).className()) \((object as? Bag)?.id ?? -1)"
+    case .list(let list): "list [" + list.map(describe).joined(separator: ", ") + "]"
+    case .dictionary(let map): "dictionary [" + map.map { "\($0.key): \(describe($0.value))" }.sorted().joined(separator: ", ") + "]"
+    }
+}
+
+@Suite struct MixedSyncTests {
+    @Test(.timeLimit(.minutes(1))) func mixedValuesApplyAsTheirKinds() async throws {
+        let scratch = try Scratch()
+        func configuration(_ name: String) -> Realm.Configuration {
+            var configuration = Realm.Configuration(fileURL: scratch.directory.appendingPathComponent("\(name).floe"))
+            configuration.objectTypes = [Bag.self, SyncClient.stateType]
+            return configuration
+        }
+        let a = try await Realm(configuration: configuration("a"))
+        let b = try await Realm(configuration: configuration("b"))
+        let server = FakeServer(schema: try SyncSchema(realm: a, classNames: ["Bag"], version: 0))
+        let clientA = try SyncClient(realm: a, types: [Bag.self], transport: server, options: fastOptions())
+        let clientB = try SyncClient(realm: b, types: [Bag.self], transport: server, options: fastOptions())
+        try await clientA.start()
+        try await clientB.start()
+        let id = ObjectId.generate()
+        let uuid = UUID()
+        try await a.write { realm in
+            let other = try realm.create(Bag.self, value: ["id": 2, "value": AnyRealmValue.string("other")])
+            let bag = try realm.create(Bag.self, value: ["id": 1])
+            bag.value = .object(other)
+            bag.values.append(objectsIn: [
+                .int(4), .bool(true), .double(2.5), .string("x"), .data(Data([1, 2])),
+                .date(Date(timeIntervalSince1970: 1_732_550_400.5)), .objectId(id), .decimal128(try Decimal128(string: "1.25")),
+                .uuid(uuid), .none, .object(other),
+            ])
+        }
+        await clientA.waitUntilSynchronized()
+        #expect(await eventually { await caughtUp(clientB, server) })
+        func read(_ realm: Realm) async throws -> [String] {
+            try await realm.read { realm in
+                guard let bag = realm.object(ofType: Bag.self, forPrimaryKey: 1) else { return [] }
+                return [describe(bag.value)] + bag.values.map(describe)
+            }
+        }
+        let onA = try await read(a)
+        #expect(onA.count == 12)
+        #expect(try await read(b) == onA)
+        await clientA.stop()
+        await clientB.stop()
+    }
+}
