@@ -196,7 +196,7 @@ enum ChangeFeedReader {
             if let before, let after, VersionDiff.same(before, after) { continue }
             try appendChanges(of: name, from: try before?.load(), to: try after?.load(), in: new, to: &objects)
         }
-        try foldEmbedded(&objects, in: new)
+        try foldEmbedded(&objects, tables: newTables, in: new)
         return ChangeFeedTransaction(version: new.version, objects: objects)
     }
 
@@ -204,7 +204,15 @@ enum ChangeFeedReader {
     /// (read whole at the new version), so that embedded objects travel only inside their owner.
     /// A deleted embedded object needs nothing: its owner either changed the property that held
     /// it (reported already) or was deleted itself.
-    private static func foldEmbedded(_ objects: inout [ChangeFeedObject], in new: Snapshot) throws(FloeError) {
+    private static func foldEmbedded(_ objects: inout [ChangeFeedObject], tables: [String: NodeRef<TableNode>],
+                                     in new: Snapshot) throws(FloeError) {
+        // Only a transaction that changed an embedded object pays for the walk below.
+        var touchesEmbedded = false
+        for name in Set(objects.map(\.className)) where try tables[name]?.load().spec.kind == .embedded {
+            touchesEmbedded = true
+            break
+        }
+        guard touchesEmbedded else { return }
         var kinds: [String: TableKind] = [:]
         var specs: [String: (TableHandle, TableSpec)] = [:]
         for (index, ref) in new.group.tables.enumerated() {
