@@ -5,7 +5,11 @@ import Floe
 /// between tasks is safe.
 struct SyncedTypes: @unchecked Sendable {
     let byName: [String: Object.Type]
+    /// The primary key's property name, by class.
     let primaryKeys: [String: String]
+    /// Property names by persisted name (what travels), by class: they differ where
+    /// `propertiesMapping()` renames a property.
+    var propertyNames: [String: [String: String]] = [:]
 }
 
 /// Applies server-ordered changes to a realm inside one write, with ``ConflictRules``'
@@ -33,7 +37,10 @@ struct ServerChangeApplier {
             case .insert, .update:
                 if change.operation == .update && existing == nil { continue }
                 var dictionary: [String: Any] = [keyName: try Self.keyValue(change.key, className: change.className)]
-                for (name, value) in change.values where name != keyName {
+                let names = types.propertyNames[change.className] ?? [:]
+                for (persisted, value) in change.values {
+                    let name = names[persisted] ?? persisted
+                    if name == keyName { continue }
                     deferred[id]?.values[name] = nil
                     if let converted = try convert(value, in: realm, missing: { deferred[id, default: Deferred()].values[name] = value }) {
                         dictionary[name] = converted

@@ -70,16 +70,21 @@ public actor SyncClient {
         }
         var byName: [String: Object.Type] = [:]
         var keys: [String: String] = [:]
+        var names: [String: [String: String]] = [:]
         for type in types {
-            guard let key = type.init().objectSchema.primaryKeyProperty?.columnName else {
+            let schema = type.init().objectSchema
+            guard let key = schema.primaryKeyProperty?.name else {
                 throw SyncError.noPrimaryKey(className: type.className())
             }
             byName[type.className()] = type
             keys[type.className()] = key
+            for property in schema.properties where property.columnName != property.name {
+                names[type.className(), default: [:]][property.columnName] = property.name
+            }
         }
         self.realm = realm
         self.transport = transport
-        self.types = SyncedTypes(byName: byName, primaryKeys: keys)
+        self.types = SyncedTypes(byName: byName, primaryKeys: keys, propertyNames: names)
         self.options = options
         self.store = try Store.open(path: url.path)
     }

@@ -39,9 +39,24 @@ public struct SyncSchema: Sendable, Hashable, Codable {
             guard let table = try snapshot.tableIfPresent(named: name) else { throw SyncError.unknownClass(className: name) }
             let spec = try snapshot.spec(of: table)
             guard spec.kind == .topLevel, let key = spec.columns.first(where: \.isPrimaryKey) else { throw SyncError.noPrimaryKey(className: name) }
-            classes.append(SyncClass(name: name, primaryKey: key.name, properties: spec.columns.map(SyncProperty.init)))
+            classes.append(SyncClass(name: name, primaryKey: key.name, properties: try Self.properties(of: spec, in: snapshot)))
         }
         self.init(version: version, classes: classes)
+    }
+
+    /// The properties of `spec`; a link to an embedded class is an embedded property carrying
+    /// that class's properties (embedded objects travel inside their owner).
+    private static func properties(of spec: TableSpec, in snapshot: Snapshot, depth: Int = 0) throws -> [SyncProperty] {
+        try spec.columns.map { column in
+            var property = SyncProperty(column)
+            if column.type == .link, let target = column.linkTarget, depth < 32,
+               let table = try snapshot.tableIfPresent(named: target), case let targetSpec = try snapshot.spec(of: table),
+               targetSpec.kind == .embedded {
+                property.kind = .embedded
+                property.properties = try properties(of: targetSpec, in: snapshot, depth: depth + 1)
+            }
+            return property
+        }
     }
 
     /// Checks `change` against the schema.
@@ -88,6 +103,8 @@ public struct SyncProperty: Sendable, Hashable, Codable {
     /// A property's element type.
     public enum Kind: String, Sendable, Hashable, Codable {
         case bool, int, float, double, string, data, date, decimal, objectId, uuid, link, mixed
+        /// An embedded object: a map of its properties (``SyncProperty/properties``), inside its owner's value.
+        case embedded
     }
     /// Whether a property holds one value or a collection.
     public enum Collection: String, Sendable, Hashable, Codable {
@@ -102,16 +119,25 @@ public struct SyncProperty: Sendable, Hashable, Codable {
     public var collection: Collection
     /// Whether nil is allowed (for a collection: as an element).
     public var isOptional: Bool
-    /// For links: the target class.
+    /// For links: the target class; for embedded objects: the embedded class.
     public var target: String?
+    /// For embedded objects: the embedded class's properties.
+    public var properties: [SyncProperty]?
 
     /// A property.
-    public init(name: String, kind: Kind, collection: Collection = .single, isOptional: Bool = false, target: String? = nil) {
+    ///
+    /// ```swift
+    /// let city = SyncProperty(name: "city", kind: .string)
+    /// let address = SyncProperty(name: "address", kind: .embedded, target: "Address", properties: [city])
+    /// ```
+    public init(name: String, kind: Kind, collection: Collection = .single, isOptional: Bool = false, target: String? = nil,
+                properties: [SyncProperty]? = nil) {
         self.name = name
         self.kind = kind
         self.collection = collection
         self.isOptional = isOptional
         self.target = target
+        self.properties = properties
     }
 
     init(_ column: ColumnSpec) {
@@ -140,7 +166,11 @@ public struct SyncProperty: Sendable, Hashable, Codable {
 
     /// The type as messages name it ("int", "list of string", "link to Dog").
     public var typeName: String {
-        let element = kind == .link ? "link to \(target ?? "?")" : kind.rawValue
+        let element = switch kind {
+        case .link: "link to \(target ?? "?")"
+        case .embedded: "embedded \(target ?? "?")"
+        default: kind.rawValue
+        }
         let optional = isOptional && kind != .mixed ? "optional " : ""
         switch collection {
         case .single: return optional + element
@@ -169,7 +199,7 @@ public struct SyncProperty: Sendable, Hashable, Codable {
     }
 
     private func fits(_ value: SyncValue) -> Bool {
-        if case .null = value { return isOptional || kind == .mixed || kind == .link }
+        if case .null = value { return isOptional || kind == .mixed || kind == .link || (kind == .embedded && collection != .list && collection != .set) }
         switch (kind, value) {
         case (.mixed, _): return true
         case (.bool, .bool), (.int, .int), (.float, .double), (.double, .double), (.string, .string), (.data, .data),
@@ -178,6 +208,12 @@ public struct SyncProperty: Sendable, Hashable, Codable {
         case (.decimal, .decimal(let string)): return (try? Decimal128(string: string)) != nil
         case (.objectId, .objectId(let string)): return (try? ObjectId(string: string)) != nil
         case (.link, .link(let className, _)): return className == target
+        case (.embedded, .map(let values)):
+            let nested = properties ?? []
+            for (name, value) in values {
+                guard let property = nested.first(where: { $0.name == name }), (try? property.check(value, className: target ?? name)) != nil else { return false }
+            }
+            return true
         default: return false
         }
     }

@@ -106,6 +106,9 @@ curl -fsS "http://127.0.0.1:$port/state" > "$work/postgres.json"
 for name in c1 c2 c3; do "$bin/floe-sync-client" dump --file "$work/$name.floe" > "$work/$name.json"; done
 psql_ -c "SELECT change->>'operation', class, key, change->'values'->'title'->>'string' FROM floe_log" > "$work/log.txt"
 echo "PostgreSQL: $(psql_ -c 'SELECT count(*) FROM "Item"') items, $(psql_ -c 'SELECT count(*) FROM "Owner"') owners, $(psql_ -c 'SELECT count(*) FROM floe_log') logged changes, server version $(psql_ -c 'SELECT max(version) FROM floe_log')"
+# Embedded objects are stored inside their owner, as jsonb.
+[ "$(psql_ -c "SELECT data_type FROM information_schema.columns WHERE table_name = 'Item' AND column_name = 'place'")" = jsonb ] || { echo "FAIL Item.place is not a jsonb column"; exit 1; }
+[ "$(psql_ -c "SELECT count(*) FROM \"Item\" WHERE jsonb_typeof(place) = 'object' AND place ? 'map'")" -gt 0 ] || { echo "FAIL no embedded place stored in PostgreSQL"; exit 1; }
 
 python3 - "$work" <<'PY'
 import json, sys

@@ -103,6 +103,45 @@ import Testing
         #expect(second?.objects.contains(ChangeFeedObject(className: "Account", key: .int(2), operation: .update(["partner": .null]))) == true)
     }
 
+    final class Spot: EmbeddedObject {
+        @Persisted var name = ""
+        @Persisted var inner: Spot?
+    }
+
+    final class Trip: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var start: Spot?
+        @Persisted var stops: List<Spot>
+    }
+
+    @Test func embeddedObjectsTravelInsideTheirOwner() async throws {
+        let directory = TemporaryDirectory()
+        var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()))
+        configuration.objectTypes = [Trip.self, Spot.self]
+        let realm = try await Realm(configuration: configuration)
+        let start = realm.store.currentVersion
+        try await realm.write { realm in
+            _ = try realm.create(Trip.self, value: ["id": 1, "start": ["name": "home", "inner": ["name": "door"]], "stops": [["name": "a"]]])
+        }
+        try await realm.write { realm in realm.object(ofType: Trip.self, forPrimaryKey: 1)!.start!.inner!.name = "gate" }
+        try await realm.write { realm in realm.object(ofType: Trip.self, forPrimaryKey: 1)!.stops[0].name = "b" }
+        var feed = try realm.changeFeed(since: start).makeAsyncIterator()
+        let door: FeedValue = .dictionary(["name": .string("door"), "inner": .null])
+        let stop: FeedValue = .dictionary(["name": .string("a"), "inner": .null])
+        let first = try await feed.next()
+        #expect(first?.objects == [ChangeFeedObject(className: "Trip", key: .int(1), operation: .insert([
+            "id": .int(1), "start": .dictionary(["name": .string("home"), "inner": door]), "stops": .list([stop]),
+        ]))])
+        // A change made only inside a nested embedded object is an update of the owner's property.
+        let gate: FeedValue = .dictionary(["name": .string("gate"), "inner": .null])
+        #expect(try await feed.next()?.objects == [ChangeFeedObject(className: "Trip", key: .int(1), operation: .update([
+            "start": .dictionary(["name": .string("home"), "inner": gate]),
+        ]))])
+        #expect(try await feed.next()?.objects == [ChangeFeedObject(className: "Trip", key: .int(1), operation: .update([
+            "stops": .list([.dictionary(["name": .string("b"), "inner": .null])]),
+        ]))])
+    }
+
     @Test func aConsumerThatFallsBehindLosesNothing() async throws {
         let directory = TemporaryDirectory()
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file())))

@@ -20,7 +20,8 @@ public struct ChangeFeedTransaction: Sendable {
 public struct ChangeFeedObject: Sendable, Equatable {
     /// The object's class (as stored: the class name).
     public let className: String
-    /// Its primary key, or its object key for classes without one (embedded objects included).
+    /// Its primary key, or its object key for classes without one. Embedded objects are never
+    /// reported on their own: they travel inside their owner (see ``FeedValue``).
     public let key: PrimaryKeyValue
     /// What happened to it.
     public let operation: ChangeFeedOperation
@@ -45,7 +46,14 @@ public enum ChangeFeedOperation: Sendable, Equatable {
 }
 
 /// A stored value as the change feed carries it: self-contained and `Sendable`; links name
-/// their target by class and primary key.
+/// their target by class and primary key. An embedded object is a `.dictionary` of its
+/// properties (by persisted name) inside its owner's value, and a change made only inside an
+/// embedded object is reported as an update of its top-level owner's property.
+///
+/// ```swift
+/// // person.address.city = "Porto" is reported as:
+/// // .update(["address": .dictionary(["city": .string("Porto"), "street": .string("Rua A")])])
+/// ```
 public enum FeedValue: Sendable, Hashable {
     /// No value (nil).
     case null
@@ -188,7 +196,98 @@ enum ChangeFeedReader {
             if let before, let after, VersionDiff.same(before, after) { continue }
             try appendChanges(of: name, from: try before?.load(), to: try after?.load(), in: new, to: &objects)
         }
+        try foldEmbedded(&objects, tables: newTables, in: new)
         return ChangeFeedTransaction(version: new.version, objects: objects)
+    }
+
+    /// Replaces the changes of embedded objects by updates of their top-level owners' properties
+    /// (read whole at the new version), so that embedded objects travel only inside their owner.
+    /// A deleted embedded object needs nothing: its owner either changed the property that held
+    /// it (reported already) or was deleted itself.
+    private static func foldEmbedded(_ objects: inout [ChangeFeedObject], tables: [String: NodeRef<TableNode>],
+                                     in new: Snapshot) throws(FloeError) {
+        // Only a transaction that changed an embedded object pays for the walk below.
+        var touchesEmbedded = false
+        for name in Set(objects.map(\.className)) where try tables[name]?.load().spec.kind == .embedded {
+            touchesEmbedded = true
+            break
+        }
+        guard touchesEmbedded else { return }
+        var kinds: [String: TableKind] = [:]
+        var specs: [String: (TableHandle, TableSpec)] = [:]
+        for (index, ref) in new.group.tables.enumerated() {
+            let spec = try ref.load().spec
+            kinds[spec.name] = spec.kind
+            specs[spec.name] = (TableHandle(index: index, name: spec.name), spec)
+        }
+        guard objects.contains(where: { kinds[$0.className] == .embedded }) else { return }
+        // The top-level owners touched through their embedded objects: class → key → columns.
+        var touched: [String: [Int64: Set<Int>]] = [:]
+        for object in objects where kinds[object.className] == .embedded {
+            guard case .objectKey(var key) = object.key, object.operation != .delete else { continue }
+            var className = object.className
+            // Walk up from the embedded object to its top-level owner.
+            var found = true
+            while kinds[className] == .embedded && found {
+                found = false
+                search: for (owner, entry) in specs {
+                    for (column, columnSpec) in entry.1.columns.enumerated() where columnSpec.type == .link && columnSpec.linkTarget == className {
+                        guard let origin = try new.linkingObjects(in: entry.0, column: column, to: key).first else { continue }
+                        if entry.1.kind != .embedded { touched[owner, default: [:]][origin, default: []].insert(column) }
+                        className = owner
+                        key = origin
+                        found = true
+                        break search
+                    }
+                }
+            }
+        }
+        objects.removeAll { kinds[$0.className] == .embedded }
+        for (className, owners) in touched.sorted(by: { $0.key < $1.key }) {
+            guard let (table, spec) = specs[className] else { continue }
+            let primaryKey = spec.columns.firstIndex(where: \.isPrimaryKey)
+            for (key, columns) in owners.sorted(by: { $0.key < $1.key }) {
+                let identity: PrimaryKeyValue = primaryKey.map { column in
+                    (try? new.value(in: table, key: key, column: column)).flatMap(PrimaryKeyValue.init) ?? .objectKey(key)
+                } ?? .objectKey(key)
+                var values: [String: FeedValue] = [:]
+                for column in columns.sorted() {
+                    values[spec.columns[column].name] = try columnValue(of: key, column: column, spec: spec, table: table, in: new)
+                }
+                if let index = objects.firstIndex(where: { $0.className == className && $0.key == identity }) {
+                    switch objects[index].operation {
+                    case .insert, .delete: continue
+                    case .update(let earlier):
+                        objects[index] = ChangeFeedObject(className: className, key: identity, operation: .update(earlier.merging(values) { new, _ in new }))
+                    }
+                } else {
+                    objects.append(ChangeFeedObject(className: className, key: identity, operation: .update(values)))
+                }
+            }
+        }
+    }
+
+    /// One property's value of object `key`, read by key (collections included).
+    private static func columnValue(of key: Int64, column: Int, spec: TableSpec, table: TableHandle,
+                                    in snapshot: Snapshot) throws(FloeError) -> FeedValue {
+        let columnSpec = spec.columns[column]
+        let target = columnSpec.linkTarget
+        switch columnSpec.collection {
+        case .single:
+            return try feedValue(snapshot.value(in: table, key: key, column: column), target: target, in: snapshot)
+        case .map:
+            var entries: [String: FeedValue] = [:]
+            for entry in try snapshot.mapEntries(in: table, key: key, column: column) {
+                entries[entry.key] = try feedValue(entry.value, target: target, in: snapshot)
+            }
+            return .dictionary(entries)
+        default:
+            var elements: [FeedValue] = []
+            for element in try snapshot.collectionElements(in: table, key: key, column: column) {
+                elements.append(try feedValue(element, target: target, in: snapshot))
+            }
+            return .list(elements)
+        }
     }
 
     /// The changed objects of one class: deletions, insertions, then updates, each in key
@@ -290,6 +389,15 @@ enum ChangeFeedReader {
     private static func link(_ key: Int64, className: String, in snapshot: Snapshot) throws(FloeError) -> FeedValue {
         guard let table = try snapshot.tableIfPresent(named: className), try snapshot.contains(key, in: table) else {
             return .link(className: className, key: .objectKey(key))
+        }
+        let spec = try snapshot.spec(of: table)
+        if spec.kind == .embedded {
+            // An embedded object travels as its values, inside its owner's.
+            var values: [String: FeedValue] = [:]
+            for column in spec.columns.indices {
+                values[spec.columns[column].name] = try columnValue(of: key, column: column, spec: spec, table: table, in: snapshot)
+            }
+            return .dictionary(values)
         }
         return .link(className: className, key: try identity(key, in: table, of: snapshot))
     }

@@ -23,6 +23,15 @@ final class Item: Object {
     @Persisted var score = 0.0
     @Persisted var tags: List<String>
     @Persisted var owner: Owner?
+    @Persisted var place: Place?
+    @Persisted var stops: List<Place>
+}
+
+/// Embedded in an item: travels inside it (a nested value, `jsonb` in PostgreSQL).
+final class Place: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var visits = 0
+    @Persisted var inner: Place?
 }
 
 final class Owner: Object {
@@ -40,7 +49,7 @@ func argument(_ name: String) -> String? {
 
 func configuration(_ path: String) -> Realm.Configuration {
     var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
-    configuration.objectTypes = [Item.self, Owner.self, SyncClient.stateType]
+    configuration.objectTypes = [Item.self, Owner.self, Place.self, SyncClient.stateType]
     configuration.schemaVersion = 1
     return configuration
 }
@@ -62,6 +71,11 @@ final class Journal {
     func write(_ line: String) { handle.write(Data((line + "\n").utf8)) }
 }
 
+func value(_ place: Place?) -> SyncValue {
+    guard let place else { return .null }
+    return .map(["city": .string(place.city), "visits": .int(Int64(place.visits)), "inner": value(place.inner)])
+}
+
 func dump(_ realm: Realm) async throws -> [String: [String: [String: SyncValue]]] {
     try await realm.read { realm in
         var items: [String: [String: SyncValue]] = [:]
@@ -70,6 +84,7 @@ func dump(_ realm: Realm) async throws -> [String: [String: [String: SyncValue]]
                 "id": .int(Int64(item.id)), "title": .string(item.title), "count": .int(Int64(item.count)),
                 "done": .bool(item.done), "score": .double(item.score), "tags": .list(item.tags.map { .string($0) }),
                 "owner": item.owner.map { .link(className: "Owner", key: .string($0.id)) } ?? .null,
+                "place": value(item.place), "stops": .list(item.stops.map { value($0) }),
             ]
         }
         var owners: [String: [String: SyncValue]] = [:]
@@ -176,7 +191,8 @@ case "run":
                 switch step.kind {
                 case 0:
                     let item = try realm.create(Item.self, value: ["id": step.id, "title": step.title, "count": 1, "score": Double(step.id) / 7,
-                                                                   "tags": ["t\(step.id % 3)"]], update: .modified)
+                                                                   "tags": ["t\(step.id % 3)"],
+                                                                   "place": ["city": step.title, "inner": ["city": "in \(step.id)"]]], update: .modified)
                     if let owner = step.owner { item.owner = realm.object(ofType: Owner.self, forPrimaryKey: owner) }
                 case 1:
                     if let item = realm.object(ofType: Item.self, forPrimaryKey: step.id) {
@@ -184,6 +200,13 @@ case "run":
                         item.count += 1
                         item.done.toggle()
                         if item.count % 3 == 0 { item.tags.append("n\(item.count)") }
+                        // Changes made only inside embedded objects travel as changes of the item.
+                        if let place = item.place {
+                            place.visits += 1
+                            place.inner?.city = step.title
+                        }
+                        if item.count % 2 == 0 { item.stops.append(try Place(value: ["city": step.title])) }
+                        if item.stops.count > 3 { item.stops.remove(at: 0) }
                     }
                 case 2:
                     if let item = realm.object(ofType: Item.self, forPrimaryKey: step.id) { try realm.delete(item) }

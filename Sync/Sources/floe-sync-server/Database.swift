@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// The server's PostgreSQL side: one table per synced class (a column per property; `jsonb`
-/// for lists, sets, maps and mixed values; links as the target's primary key), the change log
+/// for lists, sets, maps, mixed values and embedded objects; links as the target's primary key), the change log
 /// (`floe_log`, ordered by the server version, drawn from the sequence `floe_server_version`),
 /// and each client's newest applied local version (`floe_clients`).
 struct Database: Sendable {
@@ -16,7 +16,7 @@ struct Database: Sendable {
 
     /// The column type of `property`.
     func columnType(_ property: SyncProperty) -> String {
-        if property.collection != .single || property.kind == .mixed { return "jsonb" }
+        if property.collection != .single || property.kind == .mixed || property.kind == .embedded { return "jsonb" }
         switch property.kind {
         case .bool: return "boolean"
         case .int: return "bigint"
@@ -24,7 +24,7 @@ struct Database: Sendable {
         case .string, .objectId, .decimal: return "text"
         case .data: return "bytea"
         case .uuid: return "uuid"
-        case .mixed: return "jsonb"
+        case .mixed, .embedded: return "jsonb"
         case .link:
             guard let target = property.target.flatMap({ schema[$0] }), let key = target.property(named: target.primaryKey) else { return "text" }
             return columnType(key)
@@ -270,7 +270,7 @@ struct Database: Sendable {
             if property.collection == .map { return .map([:]) }
             return .null
         }
-        if property.collection != .single || property.kind == .mixed {
+        if property.collection != .single || property.kind == .mixed || property.kind == .embedded {
             return try JSONDecoder().decode(SyncValue.self, from: Data(text.utf8))
         }
         switch property.kind {
@@ -290,7 +290,7 @@ struct Database: Sendable {
                 index = next
             }
             return .data(bytes)
-        case .mixed: return .string(text)
+        case .mixed, .embedded: return .string(text)
         case .link:
             guard let target = property.target.flatMap({ schema[$0] }), let key = target.property(named: target.primaryKey) else { return .string(text) }
             return .link(className: target.name, key: try value(text, key))
