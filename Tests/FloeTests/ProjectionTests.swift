@@ -59,9 +59,14 @@ enum Projections {
         @Persisted var weight: Double?
         @Persisted var flag = false
         @Persisted var born = Date(timeIntervalSinceReferenceDate: 0)
-        // Optional: a projection of a required URL property cannot be built yet (the path
-        // probe reads a value that has no URL and traps in `_floeDefault`).
         @Persisted var link: URL? = URL(string: "https://a.example")
+        @Persisted var home = URL(string: "https://home.example")!
+    }
+
+    /// A required failable type projection (its probe reads a placeholder that maps to no URL).
+    class RequiredURLProjection: Projection<Typed> {
+        @Projected(\Typed.home) var home
+        @Projected(\Typed.count) var count
     }
 
     class TypedProjection: Projection<Typed> {
@@ -234,6 +239,18 @@ enum Projections {
         #expect(Array(third.firstFriendsName) == ["Bo", "Cyrus"])
         try await realm.write { realm in try realm.delete(realm.objects(Person.self)[0]) }
         guard case .deleted = await iterator.next() else { Issue.record("expected the deletion"); return }
+    }
+
+    @Test func aRequiredFailableTypeProjectionIsProjected() async throws {
+        let realm = try await realm()
+        let hosts = try await realm.write { realm in
+            let typed = try realm.create(Projections.Typed.self, value: ["count": 2, "home": "https://floe.example/a"])
+            let projection = Projections.RequiredURLProjection(projecting: typed)
+            let before = projection.home.host
+            typed.home = URL(string: "https://b.example")!
+            return [before, projection.home.host, realm.objects(Projections.RequiredURLProjection.self).first?.home.host]
+        }
+        #expect(hosts == ["floe.example", "b.example", "b.example"])
     }
 
     @Test func projectedPlainAndMappedPropertiesReadTheStoredValuesAfterEachWrite() async throws {

@@ -19,7 +19,12 @@ final class TableBinding: Sendable {
     /// one tree walk); false when not known.
     let primaryKeyIsObjectKey: Bool
 
-    init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int, primaryKeyIsObjectKey: Bool = false) {
+    /// - Parameter mappedPropertiesAfter: for a binding that reads properties through extra
+    ///   columns placed after the real ones (a projection's key-path probe), the first such
+    ///   column: each single type-projected property's extra column names it too, so a failable
+    ///   mapping that meets a placeholder finds the property's declared value.
+    init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int, primaryKeyIsObjectKey: Bool = false,
+         mappedPropertiesAfter extraColumns: Int? = nil) {
         self.schema = schema
         self.primaryKeyIsObjectKey = primaryKeyIsObjectKey
         storedColumnCount = columnCount - schema.properties.filter(\.isComputed).count
@@ -30,6 +35,12 @@ final class TableBinding: Sendable {
         for (property, column) in columnOfProperty.enumerated() {
             propertyOfColumn[column] = property
             isCollectionColumn[column] = schema.properties[property].type.collection != .single || schema.properties[property].isComputed
+        }
+        if let extraColumns {
+            for (property, info) in schema.properties.enumerated() where info.type.isMapped && info.type.collection == .single
+                && extraColumns + property < columnCount {
+                propertyOfColumn[extraColumns + property] = property
+            }
         }
         self.propertyOfColumn = propertyOfColumn
         self.isCollectionColumn = isCollectionColumn

@@ -107,7 +107,7 @@ private final class ProbeNode {
         // Probe columns lie past the real ones: no column there is a collection's, so a list's
         // read goes to the source too.
         let tableBinding = TableBinding(schema: schema, table: TableHandle(index: -1, name: schema.className),
-                                        columnOfProperty: Array(0..<count), columnCount: 2 * count)
+                                        columnOfProperty: Array(0..<count), columnCount: 2 * count, mappedPropertiesAfter: count)
         object._floeBinding = ObjectBinding(source: recorder, tableBinding: tableBinding, key: 0)
         for (index, property) in schema.properties.enumerated() {
             if property.type.collection == .single, let target = property.type.objectType, depth < ProjectedPaths.maximumDepth {
