@@ -19,12 +19,16 @@ final class ProjectedRead<Value>: @unchecked Sendable {
     /// property's type); nil when the key path cannot be compiled (the projection then applies
     /// the key path to the root object).
     @usableFromInline let readColumn: ((ObjectBinding, Int) -> Value)?
+    /// ``property`` when the read is compiled and needs no links, else -1: what a projected
+    /// field keeps to read the root's own property with no call through ``readColumn``.
+    @usableFromInline let directProperty: Int
 
     init(links: [(property: Int, target: ObjectBase.Type)], property: Int, readColumn: ((ObjectBinding, Int) -> Value)?) {
         self.links = links
         isDirect = links.isEmpty
         self.property = property
         self.readColumn = readColumn
+        directProperty = links.isEmpty && readColumn != nil ? property : -1
     }
 
     /// Whether reads go to columns (false: the key path is applied to the root).

@@ -42,11 +42,16 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// ```
     // A `var` only so that iteration can ask whether the projection holds the sole reference
     // (`isKnownUniquelyReferenced`); nothing assigns it, so reads need no exclusivity check.
-    @exclusivity(unchecked) public internal(set) var rootObject: Root
+    // Final, as the other stored properties here: projected reads load them directly instead
+    // of calling their getters.
+    @exclusivity(unchecked) public internal(set) final var rootObject: Root
     /// Set while the builder names a projected property: reads report their field here.
-    var fieldReadRecorder: ((any ProjectedField) -> Void)?
-    /// Whether reads report their field (``fieldReadRecorder``).
-    @usableFromInline var isRecordingFieldReads: Bool { fieldReadRecorder != nil }
+    final var fieldReadRecorder: ((any ProjectedField) -> Void)? {
+        didSet { isRecordingFieldReads = fieldReadRecorder != nil }
+    }
+    /// Whether reads report their field (``fieldReadRecorder``): a stored flag, which a
+    /// projected read tests with one load.
+    @exclusivity(unchecked) @usableFromInline final private(set) var isRecordingFieldReads = false
 
     /// A projection of `object` (managed or not).
     ///
@@ -113,8 +118,12 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
 
     /// Reads and writes through the enclosing projection's root object.
     // Inlinable (like `@Persisted`'s) so that, in each projection's accessors, the storage
-    // key path becomes a field access and nothing generic is resolved per read.
-    @inlinable
+    // key path becomes a field access and nothing generic is resolved per read. Every use of
+    // the storage key path in the getter is such a field access (none is passed on to a
+    // function): the key path object is then never made, which cost a runtime call per read.
+    // Always inlined: left to the optimizer, the getter was not inlined, and each read then
+    // applied the key path through the runtime.
+    @inlinable @inline(__always)
     public static subscript<EnclosingSelf: Projection<Root>>(
         _enclosingInstance projection: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
@@ -133,7 +142,12 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
                let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
                 return value
             }
-            return read(projection, storageKeyPath)
+            let (value, compiled) = read(projection[keyPath: storageKeyPath], of: projection)
+            if let compiled {
+                projection[keyPath: storageKeyPath].compiled = compiled
+                projection[keyPath: storageKeyPath].directProperty = compiled.directProperty
+            }
+            return value
         }
         set {
             write(newValue, projection, storageKeyPath)
@@ -147,23 +161,18 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
         binding.readPlain(column: column, as: Value.self)
     }
 
-    /// A read that is not the compiled fast path: the first one (which compiles the key path),
-    /// one while the builder names the property, an unmanaged root, a nil link on the way, or
-    /// a key path that stays one.
+    /// A read that is not the compiled fast path: the first one (which compiles the key path,
+    /// answered second for the caller to keep in the field), one while the builder names the
+    /// property, an unmanaged root, a nil link on the way, or a key path that stays one.
     @usableFromInline
-    static func read<EnclosingSelf: Projection<Root>>(
-        _ projection: EnclosingSelf, _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
-    ) -> Value {
-        let field = projection[keyPath: storageKeyPath]
+    static func read(_ field: Projected, of projection: Projection<Root>) -> (value: Value, compiled: ProjectedRead<Value>?) {
         if let recorder = projection.fieldReadRecorder { recorder(field) }
         let root = projection.rootObject
         if let binding = root._floeBinding, field.compiled == nil {
             let compiled = ProjectedReads.read(of: field.keyPath)
-            projection[keyPath: storageKeyPath].compiled = compiled
-            if compiled.isCompiled, compiled.isDirect { projection[keyPath: storageKeyPath].directProperty = compiled.property }
-            if let value = compiled.read(from: binding) { return value }
+            return (compiled.read(from: binding) ?? root[keyPath: field.keyPath], compiled)
         }
-        return root[keyPath: field.keyPath]
+        return (root[keyPath: field.keyPath], nil)
     }
 
     /// Assigns the root's property the key path reads.
