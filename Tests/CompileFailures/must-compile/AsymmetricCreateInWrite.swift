@@ -26,3 +26,10 @@ func useRealm(_ asymmetricRealm: Realm) async throws {
     }
     print(name)
 }
+
+// Inside the realm's actor, with the synchronous write.
+extension Realm {
+    func recordReading() throws {
+        try write { try create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "WX1278UIT"]) }
+    }
+}
