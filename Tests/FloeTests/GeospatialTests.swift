@@ -173,6 +173,13 @@ enum Geo {
         refusal([p(0, 0), p(1, 1), p(1, 0), p(0, 1), p(0, 0)], mentions: "intersect")
         refusal([p(0, 0), p(0, 1), p(1, 1), p(1, 0), p(0, 0)], holes: [[p(2, 2), p(2, 3), p(3, 3), p(3, 2), p(2, 2)]],
                 mentions: "contained by the outer ring", ring: "hole 1")
+        let square = [p(0, 0), p(0, 10), p(10, 10), p(10, 0), p(0, 0)]
+        let hole = [p(1, 1), p(1, 3), p(3, 3), p(3, 1), p(1, 1)]
+        refusal(square, holes: [hole, [p(2, 2), p(2, 5), p(5, 5), p(5, 2), p(2, 2)]], mentions: "hole 1", ring: "hole 2")          // crossing
+        refusal(square, holes: [hole, [p(1.5, 1.5), p(1.5, 2), p(2, 2), p(1.5, 1.5)]], mentions: "lies inside hole 1", ring: "hole 2")   // nested
+        refusal(square, holes: [hole, [p(1, 3), p(3, 3), p(3, 5), p(1, 3)]], mentions: "shares an edge", ring: "hole 2")          // a shared edge
+        // Holes touching at a corner are fine.
+        _ = try GeoPolygon.validated(outerRing: square, holes: [hole, [p(3, 3), p(3, 5), p(5, 5), p(5, 3), p(3, 3)]])
         #expect(GeoPoint(latitude: 91, longitude: 0) == nil)
         #expect(GeoPoint(latitude: 0, longitude: -181) == nil)
         #expect(GeoPoint(latitude: .nan, longitude: 0) == nil)

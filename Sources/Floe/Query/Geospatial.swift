@@ -240,7 +240,7 @@ public struct GeoBox: Sendable, Hashable {
 /// closed (or a tuple coordinate is out of range). The rest of the shape is checked when the
 /// polygon is used in a query, which then throws a ``FloeError`` naming `GeoPolygon`, the class,
 /// the property and the ring: a ring with fewer than three distinct points, a ring that crosses
-/// itself, a hole not contained by the outer ring. ``validated(outerRing:holes:)`` runs every
+/// itself, a hole not contained by the outer ring, holes that cross, share an edge or nest. ``validated(outerRing:holes:)`` runs every
 /// check at once and throws the reason.
 ///
 /// ```swift
@@ -291,7 +291,8 @@ public struct GeoPolygon: Sendable, Hashable {
     }
 
     /// A polygon with every check run at once: rings of at least three distinct points, closed,
-    /// not crossing themselves, and holes contained by the outer ring.
+    /// not crossing themselves, holes contained by the outer ring and apart from each other
+    /// (touching at corners only).
     ///
     /// ```swift
     /// let polygon = try GeoPolygon.validated(outerRing: [a, b, c, a])
@@ -336,8 +337,25 @@ public struct GeoPolygon: Sendable, Hashable {
             if !Self.ring(hole, isWithin: outerRing) {
                 return ("hole \(index + 1)", "a hole must be contained by the outer ring")
             }
+            for other in 0..<index where Self.rings(holes[other], overlap: hole) {
+                return ("hole \(index + 1)", "it crosses, shares an edge with or lies inside hole \(other + 1): holes may touch at corners only")
+            }
         }
         return nil
+    }
+
+    /// Two holes overlap when an edge of one crosses an edge of the other, or the middle of an
+    /// edge of one lies inside the other or on its edge (shared corners are allowed).
+    private static func rings(_ first: [GeoPoint], overlap second: [GeoPoint]) -> Bool {
+        for (a, b) in [(first, second), (second, first)] {
+            for index in 0..<(a.count - 1) {
+                let start = a[index], end = a[index + 1]
+                let middleLatitude = (start.latitude + end.latitude) / 2, middleLongitude = (start.longitude + end.longitude) / 2
+                if GeoGeometry.ringContains(b, latitude: middleLatitude, longitude: middleLongitude) { return true }
+                for edge in 0..<(b.count - 1) where GeoGeometry.segmentsCrossProperly(start, end, b[edge], b[edge + 1]) { return true }
+            }
+        }
+        return false
     }
 
     private static func ringFault(_ ring: [GeoPoint]) -> String? {
