@@ -78,8 +78,8 @@ enum Geo {
     @Test func circlesMatchBruteForce() async throws {
         let (realm, points) = try await Self.makeRealm()
         let lisbon = try #require(GeoPoint(latitude: 38.72, longitude: -9.14))
-        for radius in [Distance.kilometers(25), .kilometers(150), .miles(60), .radians(0.5), .degrees(90)] {
-            let circle = try #require(GeoCircle(center: lisbon, radius: radius))
+        for radius in [Distance.kilometers(25)!, .kilometers(150)!, .miles(60)!, .radians(0.5)!, .degrees(90)!] {
+            let circle = GeoCircle(center: lisbon, radius: radius)
             let expected = points.filter { Self.angle($0.value, lisbon) <= circle.radiusInRadians }.keys.sorted()
             let (built, parsed) = try await realm.read { realm in
                 let companies = realm.objects(Company.self)
@@ -91,8 +91,8 @@ enum Geo {
             #expect(!expected.isEmpty, "radius \(radius) must catch some points for the test to mean something")
         }
         // A kilometre radius is the same circle as the angle it stands for.
-        #expect(abs(Distance.kilometers(Distance.earthRadiusInKilometers).asRadians - 1) < 1e-12)
-        #expect(abs(Distance.miles(100).asRadians - Distance.kilometers(160.9344).asRadians) < 1e-12)
+        #expect(abs(Distance.kilometers(Distance.earthRadiusInKilometers)!.radians - 1) < 1e-12)
+        #expect(abs(Distance.miles(100)!.radians - Distance.kilometers(160.9344)!.radians) < 1e-12)
     }
 
     @Test func boxesMatchBruteForce() async throws {
@@ -123,7 +123,7 @@ enum Geo {
         // A concave outer ring around Lisbon with a square hole.
         let outer = [p(37.6, -10.4), p(37.6, -7.6), p(39.9, -7.6), p(38.8, -9.0), p(39.9, -10.4), p(37.6, -10.4)]
         let hole = [p(38.0, -9.8), p(38.0, -9.2), p(38.4, -9.2), p(38.4, -9.8), p(38.0, -9.8)]
-        let polygon = try GeoPolygon(outerRing: outer, holes: [hole])
+        let polygon = try #require(GeoPolygon(outerRing: outer, holes: [hole]))
         // Brute force: winding number in the plane (not the library's ray casting).
         func winding(_ ring: [GeoPoint], _ point: (latitude: Double, longitude: Double)) -> Bool {
             var total = 0.0
@@ -153,27 +153,43 @@ enum Geo {
 
     @Test func malformedShapesAreTypedErrors() throws {
         func p(_ latitude: Double, _ longitude: Double) -> GeoPoint { GeoPoint(latitude: latitude, longitude: longitude)! }
-        func refusal(_ make: () throws -> GeoPolygon, mentions words: String) {
+        func refusal(_ outer: [GeoPoint], holes: [[GeoPoint]] = [], mentions words: String, ring: String = "outer ring") {
             #expect {
-                _ = try make()
+                _ = try GeoPolygon.validated(outerRing: outer, holes: holes)
             } throws: { error in
-                guard case FloeError.invalidValueString(let type, _, let reason) = error else { return false }
-                return type == "GeoPolygon" && reason.contains(words)
+                guard case FloeError.invalidValueString(let type, let string, let reason) = error else { return false }
+                return type == "GeoPolygon" && string == ring && reason.contains(words)
             }
         }
-        refusal({ try GeoPolygon(outerRing: [p(0, 0), p(1, 1), p(0, 0)]) }, mentions: "at least three")
-        refusal({ try GeoPolygon(outerRing: [p(0, 0), p(0, 1), p(1, 1), p(1, 0)]) }, mentions: "closed")
-        refusal({ try GeoPolygon(outerRing: [p(0, 0), p(1, 1), p(1, 0), p(0, 1), p(0, 0)]) }, mentions: "intersect")
-        refusal({ try GeoPolygon(outerRing: [p(0, 0), p(0, 4), p(4, 4), p(0, 0)], holes: [[p(1, 1), p(2, 2), p(1, 1)]]) }, mentions: "at least three")
+        // Too short or not closed: nil from the initializer (as in Realm), a reason from validated.
+        #expect(GeoPolygon(outerRing: [p(0, 0), p(1, 1), p(0, 0)]) == nil)
+        #expect(GeoPolygon(outerRing: [p(0, 0), p(0, 1), p(1, 1), p(1, 0)]) == nil)
+        #expect(GeoPolygon(outerRing: [p(0, 0), p(0, 4), p(4, 4), p(0, 0)], holes: [[p(1, 1), p(2, 2), p(1, 1)]]) == nil)
+        refusal([p(0, 0), p(1, 1), p(0, 0)], mentions: "at least four points")
+        refusal([p(0, 0), p(0, 1), p(1, 1), p(1, 0)], mentions: "last equal to its first")
+        refusal([p(0, 0), p(0, 4), p(4, 4), p(0, 0)], holes: [[p(1, 1), p(2, 2), p(1, 1)]], mentions: "at least four points", ring: "hole 1")
+        // The rest are checked by validated and when the polygon is queried.
+        refusal([p(0, 0), p(1, 1), p(0, 0), p(0, 0)], mentions: "at least three distinct")
+        refusal([p(0, 0), p(1, 1), p(1, 0), p(0, 1), p(0, 0)], mentions: "intersect")
+        refusal([p(0, 0), p(0, 1), p(1, 1), p(1, 0), p(0, 0)], holes: [[p(2, 2), p(2, 3), p(3, 3), p(3, 2), p(2, 2)]],
+                mentions: "contained by the outer ring", ring: "hole 1")
+        let square = [p(0, 0), p(0, 10), p(10, 10), p(10, 0), p(0, 0)]
+        let hole = [p(1, 1), p(1, 3), p(3, 3), p(3, 1), p(1, 1)]
+        refusal(square, holes: [hole, [p(2, 2), p(2, 5), p(5, 5), p(5, 2), p(2, 2)]], mentions: "hole 1", ring: "hole 2")          // crossing
+        refusal(square, holes: [hole, [p(1.5, 1.5), p(1.5, 2), p(2, 2), p(1.5, 1.5)]], mentions: "lies inside hole 1", ring: "hole 2")   // nested
+        refusal(square, holes: [hole, [p(1, 3), p(3, 3), p(3, 5), p(1, 3)]], mentions: "shares an edge", ring: "hole 2")          // a shared edge
+        // Holes touching at a corner are fine.
+        _ = try GeoPolygon.validated(outerRing: square, holes: [hole, [p(3, 3), p(3, 5), p(5, 5), p(5, 3), p(3, 3)]])
         #expect(GeoPoint(latitude: 91, longitude: 0) == nil)
         #expect(GeoPoint(latitude: 0, longitude: -181) == nil)
         #expect(GeoPoint(latitude: .nan, longitude: 0) == nil)
-        #expect(GeoCircle(center: p(0, 0), radius: .kilometers(-1)) == nil)
+        #expect(Distance.kilometers(-1) == nil)
+        #expect(GeoCircle(center: p(0, 0), radiusInRadians: -1) == nil)
     }
 
     @Test func geoWithinOnSomethingElseIsATypedError() async throws {
         let (realm, _) = try await Self.makeRealm(count: 5)
-        let circle = GeoCircle(center: GeoPoint(latitude: 0, longitude: 0)!, radius: .degrees(10))!
+        let circle = GeoCircle(center: GeoPoint(latitude: 0, longitude: 0)!, radius: .degrees(10)!)
         try await realm.read { realm in
             let companies = realm.objects(Company.self)
             #expect(throws: FloeError.self) { try companies.filter("name GEOWITHIN %@", circle) }

@@ -73,8 +73,8 @@ import Testing
         let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "outbox-\(UUID())"))
         let error = await #expect(throws: FloeError.self) {
             try await realm.asyncWrite { realm in
-                let sensor = try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "A"])
-                try realm.delete(sensor)
+                try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "A"])
+                try realm.delete(WeatherSensor())
             }
         }
         #expect(error?.description.contains("asymmetric objects cannot be deleted") == true)
@@ -89,5 +89,41 @@ import Testing
         try await Self.createSensors(0..<1, in: realm)   // wakes the iterator, which sees the cancellation
         let count = try await drained.value
         #expect(count <= 1)
+    }
+
+    /// Seed 002's example with the mechanical changes only: the write closure's single
+    /// expression is `create`, which for an asymmetric class returns nothing (as in Realm), so
+    /// no live object leaves the write.
+    @Test func seedExampleCreatesInsideAWrite() async throws {
+        let asymmetricRealm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "outbox-seed-\(UUID())"))
+        try await asymmetricRealm.write { asymmetricRealm in
+            try asymmetricRealm.create(WeatherSensor.self, value: [ "_id": ObjectId.generate(), "deviceId": "WX1278UIT", "temperatureInFahrenheit": 66.7, "barometricPressureInHg": 29.65, "windSpeedInMph": 2 ])
+        }
+        try await asymmetricRealm.write { realm in try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "WX2"]) }
+        var iterator = asymmetricRealm.outbox(WeatherSensor.self).makeAsyncIterator()
+        let batch = try #require(try await iterator.next())
+        #expect(batch.objects.map(\.deviceId) == ["WX1278UIT", "WX2"])
+        #expect(batch.objects.first?.windSpeedInMph == 2)
+    }
+
+    /// Realm offers no update for asymmetric objects: asked for one, create throws, naming the
+    /// class, and nothing is written.
+    @Test func updatingAnAsymmetricObjectIsATypedError() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "outbox-update-\(UUID())"))
+        let id = ObjectId.generate()
+        for policy in [Realm.UpdatePolicy.modified, .all] {
+            let error = await #expect(throws: FloeError.self) {
+                try await realm.write { realm in
+                    try realm.create(WeatherSensor.self, value: ["_id": id, "deviceId": "WX1"])
+                    let _: WeatherSensor = try realm.create(WeatherSensor.self, value: ["_id": id, "deviceId": "WX1"], update: policy)
+                }
+            }
+            #expect(error?.description == "WeatherSensor: asymmetric objects cannot be updated, only created: call create(_:value:) without update.",
+                    "\(String(describing: error))")
+        }
+        // Only the later object: the failed writes left nothing.
+        try await realm.write { realm in try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "later"]) }
+        var iterator = realm.outbox(WeatherSensor.self).makeAsyncIterator()
+        #expect(try await iterator.next()?.objects.map(\.deviceId) == ["later"])
     }
 }

@@ -102,16 +102,17 @@ extension URL: FailableCustomPersistable {
 
     @Test func invalidStoredValuesReadAsNilOrThrow() async throws {
         let realm = try await realm()
-        // Stored through the persisted form: "::not a url::" has no URL.
+        // Stored through the persisted form: "http://[bad" has no URL. An optional property
+        // stores it (and reads nil); a required one refuses it (reading one stored as a String
+        // is TypeProjectionCollectionTests' anInvalidStoredValueOfARequiredPropertyIsATypedErrorNotATrap).
         try await realm.asyncWrite { realm in
             try realm.create(Club.self, value: ["id": 1, "url": "http://[bad"])
-            try realm.create(RequiredURL.self, value: ["id": 1, "url": "http://[bad"])
+            try realm.create(RequiredURL.self, value: ["id": 1])
+        }
+        await #expect(throws: FloeError.self) {
+            try await realm.asyncWrite { realm in try realm.create(RequiredURL.self, value: ["id": 2, "url": "http://[bad"]) }
         }
         #expect(try await realm.read { realm in realm.object(ofType: Club.self, forPrimaryKey: 1)?.url } == nil)
-        let error = await #expect(throws: FloeError.self) {
-            try await realm.read { realm in realm.object(ofType: RequiredURL.self, forPrimaryKey: 1)?.url.absoluteString }
-        }
-        #expect(error?.description.contains("RequiredURL.url") == true, "\(String(describing: error))")
         // The realm goes on: valid values still read, and writes work.
         try await realm.asyncWrite { realm in realm.object(ofType: RequiredURL.self, forPrimaryKey: 1)!.url = URL(string: "https://ok.example")! }
         #expect(try await realm.read { realm in realm.object(ofType: RequiredURL.self, forPrimaryKey: 1)?.url.host } == "ok.example")
@@ -131,5 +132,183 @@ extension URL: FailableCustomPersistable {
             realm.objects(PlainClub.self).map { "\($0.url ?? "-")|\($0.location?.latitude ?? -1)" }
         }
         #expect(stored == ["https://floe.dev|5.0"])
+    }
+}
+
+// Type projections to an embedded object inside collections, and required failable projections
+// refused when written or declared without a value to start from.
+
+/// Stands in for CLLocationCoordinate2D (no CoreLocation on Linux).
+struct Coordinate2D: Hashable {
+    var latitude = 0.0
+    var longitude = 0.0
+}
+
+final class StopLocation: EmbeddedObject {
+    @Persisted var latitude: Double
+    @Persisted var longitude: Double
+}
+
+extension Coordinate2D: CustomPersistable {
+    typealias PersistedType = StopLocation
+    init(persistedValue: StopLocation) { self.init(latitude: persistedValue.latitude, longitude: persistedValue.longitude) }
+    var persistableValue: StopLocation { try! StopLocation(value: [self.latitude, self.longitude]) }
+}
+
+@Suite struct TypeProjectionCollectionTests {
+    final class Route: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var stops: List<Coordinate2D>
+        @Persisted var corners: MutableSet<Coordinate2D>
+        @Persisted var named: Map<String, Coordinate2D?>
+        @Persisted var start: Coordinate2D
+    }
+
+    /// The same class with the persisted type itself: the stored schema is the same.
+    final class PlainRoute: Object {
+        override class func className() -> String { "Route" }
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var stops: List<StopLocation>
+        @Persisted var corners: MutableSet<StopLocation>
+        @Persisted var named: Map<String, StopLocation?>
+        @Persisted var start: StopLocation?
+    }
+
+    final class HomepageClub: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var homepage = URL(string: "https://example.com")!
+        @Persisted var mirrors: List<URL>
+    }
+
+    final class NoDefaultClub: Object {
+        @Persisted var homepage: URL
+    }
+
+    /// Stores a String where NoDefaultClub and HomepageClub store URLs.
+    final class StringClub: Object {
+        override class func className() -> String { "HomepageClub" }
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var homepage = ""
+        @Persisted var mirrors: List<String>
+    }
+
+    @Test func listsSetsAndMapsOfAnEmbeddedProjection() async throws {
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.file())
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Route.self, StopLocation.self]))
+            try await realm.write { realm in
+                let route = Route()
+                route.id = 1
+                route.stops.append(Coordinate2D(latitude: 1, longitude: 2))
+                route.stops.append(objectsIn: [Coordinate2D(latitude: 3, longitude: 4), Coordinate2D(latitude: 1, longitude: 2)])
+                route.corners.insert(Coordinate2D(latitude: 5, longitude: 6))
+                route.named["home"] = Coordinate2D(latitude: 7, longitude: 8)
+                route.start = Coordinate2D(latitude: 9, longitude: 10)
+                try realm.add(route)
+                try realm.create(Route.self, value: ["id": 2, "stops": [["latitude": 11.0, "longitude": 12.0]], "named": ["work": [13.0, 14.0]]])
+            }
+            try await realm.write { realm in
+                let route = realm.object(ofType: Route.self, forPrimaryKey: 1)!
+                route.stops[0] = Coordinate2D(latitude: -1, longitude: -2)
+                route.stops.remove(at: 2)
+                route.corners.insert(Coordinate2D(latitude: 15, longitude: 16))
+            }
+            let read = try await realm.read { realm in
+                try realm.objects(Route.self).sorted(byKeyPath: "id").map { route in
+                    [route.stops.map { "\($0.latitude),\($0.longitude)" }.joined(separator: " "),
+                     route.corners.map { "\($0.latitude)" }.sorted().joined(separator: " "),
+                     route.named.map { "\($0.key)=\($0.value.map { "\($0.latitude)" } ?? "nil")" }.joined(separator: " "),
+                     "\(route.start.latitude)"]
+                }
+            }
+            #expect(read == [["-1.0,-2.0 3.0,4.0", "15.0 5.0", "home=7.0", "9.0"], ["11.0,12.0", "", "work=13.0", "0.0"]])
+        }
+        // The file holds the persisted types: the plain class reads it without a migration.
+        let plain = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [PlainRoute.self, StopLocation.self]))
+        let stored = try await plain.read { realm in
+            try realm.objects(PlainRoute.self).sorted(byKeyPath: "id").map { "\($0.stops.count) \($0.corners.count) \($0.named.count) \($0.start?.latitude ?? -1)" }
+        }
+        // A required mapped property given no value stores the mapping of a default object.
+        #expect(stored == ["2 2 1 9.0", "1 0 1 0.0"])
+    }
+
+    @Test func anUnmappableValueIsRefusedWhenWrittenToARequiredProperty() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "required-url-\(UUID())", objectTypes: [HomepageClub.self]))
+        let bad = "http://[bad"
+        let created = await #expect(throws: FloeError.self) {
+            try await realm.write { realm in
+                try realm.create(HomepageClub.self, value: ["id": 1, "homepage": "https://fine.example"])
+                try realm.create(HomepageClub.self, value: ["id": 2, "homepage": bad])
+            }
+        }
+        #expect(created?.description.contains("HomepageClub.homepage") == true && created?.description.contains(bad) == true,
+                "\(String(describing: created))")
+        let fromValue = #expect(throws: FloeError.self) { _ = try HomepageClub(value: ["id": 3, "homepage": bad]) }
+        #expect(fromValue?.description.contains("HomepageClub.homepage") == true && fromValue?.description.contains(bad) == true,
+                "\(String(describing: fromValue))")
+        let inList = await #expect(throws: FloeError.self) {
+            try await realm.write { realm in _ = try realm.create(HomepageClub.self, value: ["id": 4, "mirrors": ["https://a.example", bad]]) }
+        }
+        #expect(inList?.description.contains("HomepageClub.mirrors") == true && inList?.description.contains(bad) == true,
+                "\(String(describing: inList))")
+        // Nothing was stored by the failed writes.
+        #expect(try await realm.read { realm in realm.objects(HomepageClub.self).count } == 0)
+        // A valid value still goes in.
+        try await realm.write { realm in _ = try realm.create(HomepageClub.self, value: ["id": 5, "homepage": "https://ok.example"]) }
+        #expect(try await realm.read { realm in realm.object(ofType: HomepageClub.self, forPrimaryKey: 5)?.homepage.host } == "ok.example")
+    }
+
+    @Test func anInvalidStoredValueOfARequiredPropertyIsATypedErrorNotATrap() async throws {
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.file())
+        // Written as a String (the property switched to URL later, with no migration).
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [StringClub.self]))
+            try await realm.write { realm in
+                try realm.create(StringClub.self, value: ["id": 1, "homepage": "http://[bad", "mirrors": ["http://[bad"]])
+                try realm.create(StringClub.self, value: ["id": 2, "homepage": "https://ok.example"])
+            }
+        }
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [HomepageClub.self]))
+        let error = await #expect(throws: FloeError.self) {
+            try await realm.read { realm in realm.object(ofType: HomepageClub.self, forPrimaryKey: 1)?.homepage.absoluteString }
+        }
+        #expect(error?.description.contains("HomepageClub.homepage") == true, "\(String(describing: error))")
+        #expect(try await realm.read { realm in realm.object(ofType: HomepageClub.self, forPrimaryKey: 2)?.homepage.host } == "ok.example")
+    }
+
+    @Test func aRequiredPropertyWithoutAStartingValueIsRefusedWhenTheRealmOpens() async throws {
+        // String's default "" is no URL: there is no value to start from, nor to read in place
+        // of an invalid stored one.
+        #expect(URL(persistedValue: "") == nil)
+        let error = await #expect(throws: FloeError.self) {
+            _ = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "no-default-\(UUID())", objectTypes: [NoDefaultClub.self]))
+        }
+        guard case .invalidSchema(let className, let property, let reason)? = error else {
+            Issue.record("expected invalidSchema, got \(String(describing: error))")
+            return
+        }
+        #expect(className == "NoDefaultClub" && property == "homepage" && reason.contains("initial value"), "\(reason)")
+    }
+
+    /// The dynamic set of a migration block is refused the same way, and the failed migration
+    /// leaves the file as it was.
+    @Test func anUnmappableValueSetInAMigrationIsRefused() async throws {
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.file())
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [StringClub.self]))
+            try await realm.write { realm in _ = try realm.create(StringClub.self, value: ["id": 1, "homepage": "https://old.example"]) }
+        }
+        var configuration = Realm.Configuration(fileURL: url, objectTypes: [HomepageClub.self])
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "HomepageClub") { _, newObject in newObject!["homepage"] = "" }
+        }
+        let error = await #expect(throws: FloeError.self) { _ = try await Realm(configuration: configuration) }
+        #expect(error?.description == "Invalid value '' for 'HomepageClub.homepage': expected URL.", "\(String(describing: error))")
+        let unchanged = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [HomepageClub.self]))
+        #expect(try await unchanged.read { realm in realm.object(ofType: HomepageClub.self, forPrimaryKey: 1)?.homepage.host } == "old.example")
     }
 }

@@ -222,6 +222,9 @@ extension List: _Persistable {
     public static var _floeType: _PropertyType {
         var type = Element._floeType
         type.collection = .list
+        // A type projection to an embedded object reads a missing single object as a default
+        // one, so it stores a nullable link; a collection of them holds objects only.
+        if type.isMapped && type.columnType == .link { type.isOptional = false }
         type.swiftName = "List<\(type.swiftName)>"
         return type
     }

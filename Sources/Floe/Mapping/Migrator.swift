@@ -86,6 +86,7 @@ final class Migrator {
             for (name, entry) in value {
                 guard let index = spec.columnIndex(named: name) else { continue }
                 row[index] = try Self.engineValue(entry, for: spec.columns[index], table: typeName)
+                try checkModel(row[index], table: typeName, column: name)
             }
             let key = try transaction.insertObject(into: table, values: row)
             return MigrationObject(migrator: self, table: table, key: key, reader: transaction, isNew: true)
@@ -157,10 +158,21 @@ final class Migrator {
             let spec = try transaction.spec(of: object.table)
             guard let column = spec.columnIndex(named: name) else { throw FloeError.noSuchColumn(table: object.table.name, column: name) }
             let stored = try Self.engineValue(value ?? NSNull(), for: spec.columns[column], table: object.table.name)
+            try checkModel(stored, table: object.table.name, column: name)
             try transaction.setValue(stored, in: object.table, key: object.key, column: column)
         } catch {
             errors.append(error)
         }
+    }
+
+    /// A value the model's property refuses though its column takes it: an enum's raw value that
+    /// names no case, a failable type projection's value with no mapping (a URL from "").
+    private func checkModel(_ value: Value, table: String, column: String) throws(FloeError) {
+        guard value != .null, let schema = schemas.first(where: { $0.className == table }),
+              let property = schema.properties.first(where: { $0.persistedName == column }),
+              property.type.collection == .single, let accepts = property.type.acceptsValue, !accepts(value) else { return }
+        throw .typeMismatch(table: table, column: property.name, expected: property.type.swiftName,
+                            value: value.debugText.replacingOccurrences(of: "\"", with: "'"))
     }
 
     /// A stored value as the Swift value a migration block reads.

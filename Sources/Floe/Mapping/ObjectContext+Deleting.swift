@@ -7,6 +7,9 @@ extension ObjectContext {
     /// it become nil.
     func delete(_ object: ObjectBase) throws(FloeError) {
         _ = try requireWrite()
+        if object is AsymmetricObject {
+            throw .invalidOperation(className: type(of: object).className(), detail: "asymmetric objects cannot be deleted; they leave through realm.outbox(_:) once acknowledged")
+        }
         guard let binding = object._floeBinding, owns(object) else {
             throw .objectNotInRealm(className: type(of: object).className(), detail: object._floeBinding == nil
                 ? "is not managed; only managed objects can be deleted" : "belongs to another realm")

@@ -44,6 +44,9 @@ extension ObjectContext {
         if schema.kind == .embedded {
             throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be created on their own; create them as part of a parent")
         }
+        if schema.kind == .asymmetric && update != .error {
+            throw .invalidOperation(className: schema.className, detail: "asymmetric objects cannot be updated, only created: call create(_:value:) without update")
+        }
         let key = try createRow(type, value: value, update: update)
         return materialize(type, key: key, binding: try ensureTable(for: type))
     }

@@ -35,7 +35,11 @@ public protocol CustomPersistable: _Persistable {
 
 /// A type projection whose reading can fail: `URL` from a `String` that is not a URL. On an
 /// optional property an invalid stored value reads as nil; on a required one the enclosing
-/// `read { }` or write throws a ``FloeError`` naming the type and the value.
+/// `read { }` or write throws a ``FloeError`` naming the type and the value. Writing a value
+/// with no mapping to a required property or a collection element (`create(_:value:)`,
+/// `Object(value:)`) throws, naming the class, the property and the value. A required property
+/// declared without an initial value, of a type with no mapping for its persisted type's default
+/// (`@Persisted var homepage: URL`: `""` is no URL), is refused when the realm opens.
 ///
 /// ```swift
 /// extension URL: FailableCustomPersistable {
@@ -92,9 +96,24 @@ extension CustomPersistable {
 }
 
 extension FailableCustomPersistable {
-    public static var _floeType: _PropertyType { TypeProjection.type(of: Self.self, persisted: PersistedType._floeType) }
+    /// A value with no mapping is refused when written to a required property (or a list, set
+    /// or map element): `create`, `Object(value:)` and dynamic sets throw naming the class, the
+    /// property and the value. (An optional property stores it and reads it as nil.)
+    public static var _floeType: _PropertyType {
+        var type = TypeProjection.type(of: Self.self, persisted: PersistedType._floeType)
+        if type.columnType != .link {
+            type.acceptsValue = { value in Self(persistedValue: PersistedType._floeDecode(_FloeValue(value))) != nil }
+        }
+        return type
+    }
+
+    public static var _floeHasDefault: Bool { Self(persistedValue: PersistedType._floeDefault()) != nil }
 
     /// The mapping of the persisted type's default (a property declared without a value).
+    /// A model class with a required property of a type that has none is refused when a realm
+    /// opens (``FloeError/invalidSchema(className:property:reason:)``), so only an unmanaged
+    /// object read before it is given a value gets here without one, and that stops, as in
+    /// Realm.
     public static func _floeDefault() -> Self {
         guard let value = Self(persistedValue: PersistedType._floeDefault()) else {
             preconditionFailure("\(Self.self) has no value for \(PersistedType.self)'s default: give the property an initial value or make it optional")

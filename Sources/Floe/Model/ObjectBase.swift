@@ -62,13 +62,17 @@ open class Object: ObjectBase {}
 /// ```
 open class EmbeddedObject: ObjectBase {}
 
-/// A write-only model class: objects are created with `create(_:value:)` and go to an
-/// outbox; they cannot be queried, added or deleted.
+/// A write-only model class: objects are created with `create(_:value:)`, which returns
+/// nothing (as in Realm), and go to an outbox; they cannot be queried, added, updated or deleted.
 ///
 /// ```swift
 /// class WeatherSensor: AsymmetricObject {
 ///     @Persisted(primaryKey: true) var _id: ObjectId
 ///     @Persisted var deviceId: String
+/// }
+///
+/// try await realm.write { realm in
+///     try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "WX1278UIT"])
 /// }
 /// ```
 open class AsymmetricObject: ObjectBase {}

@@ -188,9 +188,13 @@ public protocol _Persistable {
     /// The value of a managed object's property: a type projection reads its persisted type
     /// by that type's typed read, everything else decodes the stored value.
     static func _floeRead(_ read: _FloeColumnRead) -> Self
+    /// Whether ``_floeDefault()`` has a value: false for a failable type projection whose
+    /// mapping refuses its persisted type's default (a `URL` from `""`).
+    static var _floeHasDefault: Bool { get }
 }
 
 extension _Persistable {
+    public static var _floeHasDefault: Bool { true }
     public static func _floeDecodeIfValid(_ stored: _FloeValue) -> Self? { _floeDecode(stored) }
     @inlinable
     public static func _floeRead(_ read: _FloeColumnRead) -> Self { _floeDecode(read.stored) }
@@ -304,6 +308,9 @@ extension Optional: _Persistable where Wrapped: _Persistable {
     public static var _floeType: _PropertyType {
         var type = Wrapped._floeType
         if type.isOptional && !type.isMapped { type.isNestedOptional = true }
+        // An optional failable type projection stores any value of its persisted type: one
+        // with no mapping reads as nil.
+        if type.isMapped { type.acceptsValue = nil }
         type.swiftName += "?"
         type.isOptional = true
         return type

@@ -120,12 +120,15 @@ struct PropertyOptions: Sendable, Equatable {
 /// Lets schema discovery see a `@Persisted` field through `Mirror` and bind it by offset.
 protocol PersistedField {
     var options: PropertyOptions { get }
+    /// Declared without an initial value, of a type that has no default (a required `URL`).
+    var lacksStartingValue: Bool { get }
     static var valueType: _PropertyType { get }
     static func makeAccessor(offset: Int) -> PropertyAccessor
 }
 
 extension Persisted: PersistedField {
     static var valueType: _PropertyType { Value._floeType }
+    var lacksStartingValue: Bool { value == nil && !Value._floeHasDefault }
 
     static func makeAccessor(offset: Int) -> PropertyAccessor {
         // The common types get accessors compiled for them: generic code here would look up

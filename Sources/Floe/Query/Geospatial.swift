@@ -2,8 +2,9 @@ import Foundation
 
 // Geospatial queries: `geoWithin` a circle, a box or a polygon, on a GeoJSON-shaped embedded
 // object (`type = "Point"`, `coordinates: List<Double>`, longitude first). Circles measure
-// great-circle distance on a sphere of the earth's mean radius; boxes and polygons test
-// latitude and longitude as plane coordinates (edges are lines of constant slope in degrees).
+// great-circle distance on a sphere of the earth's equatorial radius (6378.1 km, as Realm's
+// `Distance` converts); boxes and polygons test latitude and longitude as plane coordinates
+// (edges are lines of constant slope in degrees).
 
 /// A point on the earth, in degrees.
 ///
@@ -15,56 +16,135 @@ public struct GeoPoint: Sendable, Hashable {
     public let latitude: Double
     /// Degrees east (−180…180).
     public let longitude: Double
+    /// The altitude (never negative); queries do not use it.
+    public let altitude: Double
 
-    /// A point; nil when a coordinate is out of range or not a number.
+    /// A point; nil when a coordinate is out of range or not a number, or the altitude is
+    /// negative or not a number.
     ///
     /// ```swift
     /// let point = GeoPoint(latitude: 40.0, longitude: -74.0)
+    /// let summit = GeoPoint(latitude: 27.99, longitude: 86.93, altitude: 8849)
     /// ```
-    public init?(latitude: Double, longitude: Double) {
-        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else { return nil }
+    public init?(latitude: Double, longitude: Double, altitude: Double = 0) {
+        guard (-90...90).contains(latitude), (-180...180).contains(longitude), altitude >= 0 else { return nil }
         self.latitude = latitude
         self.longitude = longitude
+        self.altitude = altitude
+    }
+
+    /// A point from latitude and longitude (and altitude) without labels; nil as
+    /// ``init(latitude:longitude:altitude:)`` is.
+    ///
+    /// ```swift
+    /// let point = GeoPoint(38.72, -9.14)!
+    /// ```
+    public init?(_ latitude: Double, _ longitude: Double, _ altitude: Double = 0) {
+        self.init(latitude: latitude, longitude: longitude, altitude: altitude)
     }
 }
 
-/// A distance on the earth's surface, for ``GeoCircle``.
+/// A distance on the earth's surface, for ``GeoCircle``, kept as an angle at the earth's
+/// centre. Each constructor returns nil for a negative distance or one that is not a number.
 ///
 /// ```swift
-/// let circle = GeoCircle(center: lisbon, radius: .kilometers(50))!
+/// let circle = GeoCircle(center: lisbon, radius: .kilometers(50)!)
 /// ```
-public enum Distance: Sendable, Hashable {
-    /// Kilometres along the surface.
-    case kilometers(Double)
-    /// Miles along the surface.
-    case miles(Double)
-    /// An angle at the earth's centre, in radians.
-    case radians(Double)
-    /// An angle at the earth's centre, in degrees.
-    case degrees(Double)
+public struct Distance: Sendable, Hashable {
+    /// The distance as an angle at the earth's centre, in radians.
+    public let radians: Double
 
-    /// The earth's mean radius, which turns lengths into angles.
-    public static let earthRadiusInKilometers = 6371.0088
+    /// The earth's radius the conversions use (Realm's: the equatorial radius).
+    public static let earthRadiusInKilometers = 6378.1
+    private static let kilometersPerMile = 1.609344
 
-    /// The distance as an angle at the earth's centre.
+    private init?(checkedRadians radians: Double) {
+        guard !radians.isNaN, radians >= 0 else { return nil }
+        self.radians = radians
+    }
+
+    /// A distance in kilometres along the surface.
     ///
     /// ```swift
-    /// Distance.kilometers(6371.0088).asRadians   // 1.0
+    /// let ten = Distance.kilometers(10)!
     /// ```
-    public var asRadians: Double {
-        switch self {
-        case .kilometers(let kilometers): return kilometers / Self.earthRadiusInKilometers
-        case .miles(let miles): return miles * 1.609344 / Self.earthRadiusInKilometers
-        case .radians(let radians): return radians
-        case .degrees(let degrees): return degrees * .pi / 180
-        }
-    }
+    public static func kilometers(_ kilometers: Double) -> Distance? { Distance(checkedRadians: kilometers / earthRadiusInKilometers) }
+
+    /// A distance in miles along the surface.
+    ///
+    /// ```swift
+    /// let ten = Distance.miles(10)!
+    /// ```
+    public static func miles(_ miles: Double) -> Distance? { Distance(checkedRadians: miles * kilometersPerMile / earthRadiusInKilometers) }
+
+    /// A distance as an angle at the earth's centre, in degrees.
+    ///
+    /// ```swift
+    /// let half = Distance.degrees(180)!
+    /// ```
+    public static func degrees(_ degrees: Double) -> Distance? { Distance(checkedRadians: degrees * .pi / 180) }
+
+    /// A distance as an angle at the earth's centre, in radians.
+    ///
+    /// ```swift
+    /// let small = Distance.radians(0.01)!
+    /// ```
+    public static func radians(_ radians: Double) -> Distance? { Distance(checkedRadians: radians) }
+
+    /// Realm's Objective-C spelling of ``kilometers(_:)``.
+    ///
+    /// ```swift
+    /// let ten = Distance.fromKilometers(kilometers: 10)!
+    /// ```
+    public static func fromKilometers(kilometers: Double) -> Distance? { .kilometers(kilometers) }
+
+    /// Realm's Objective-C spelling of ``miles(_:)``.
+    ///
+    /// ```swift
+    /// let ten = Distance.fromMiles(miles: 10)!
+    /// ```
+    public static func fromMiles(miles: Double) -> Distance? { .miles(miles) }
+
+    /// Realm's Objective-C spelling of ``degrees(_:)``.
+    ///
+    /// ```swift
+    /// let one = Distance.fromDegrees(degrees: 1)!
+    /// ```
+    public static func fromDegrees(degrees: Double) -> Distance? { .degrees(degrees) }
+
+    /// Realm's Objective-C spelling of ``radians(_:)``.
+    ///
+    /// ```swift
+    /// let one = Distance.fromRadians(radians: 1)!
+    /// ```
+    public static func fromRadians(radians: Double) -> Distance? { .radians(radians) }
+
+    /// The distance in kilometres along the surface.
+    ///
+    /// ```swift
+    /// Distance.radians(1)!.asKilometers()   // 6378.1
+    /// ```
+    public func asKilometers() -> Double { radians * Self.earthRadiusInKilometers }
+
+    /// The distance in miles along the surface.
+    ///
+    /// ```swift
+    /// let miles = Distance.kilometers(10)!.asMiles()
+    /// ```
+    public func asMiles() -> Double { radians * Self.earthRadiusInKilometers / Self.kilometersPerMile }
+
+    /// The distance as an angle at the earth's centre, in degrees.
+    ///
+    /// ```swift
+    /// Distance.radians(.pi)!.asDegrees()   // 180
+    /// ```
+    public func asDegrees() -> Double { radians * 180 / .pi }
 }
 
 /// The points within a great-circle distance of a centre.
 ///
 /// ```swift
-/// let near = try realm.objects(Company.self).where { $0.location.geoWithin(GeoCircle(center: lisbon, radius: .kilometers(20))!) }
+/// let near = try realm.objects(Company.self).where { $0.location.geoWithin(GeoCircle(center: lisbon, radius: .kilometers(20)!)) }
 /// ```
 public struct GeoCircle: Sendable, Hashable {
     /// The centre.
@@ -72,24 +152,50 @@ public struct GeoCircle: Sendable, Hashable {
     /// The radius as an angle at the earth's centre.
     public let radiusInRadians: Double
 
-    /// A circle; nil for a negative or non-finite radius.
+    /// The radius as an angle at the earth's centre (Realm's name for ``radiusInRadians``).
+    public var radians: Double { radiusInRadians }
+
+    /// A circle whose radius is a ``Distance`` (which is never negative, so this never fails).
     ///
     /// ```swift
-    /// let circle = GeoCircle(center: lisbon, radius: .miles(10))
+    /// let circle = GeoCircle(center: lisbon, radius: .miles(10)!)
     /// ```
-    public init?(center: GeoPoint, radius: Distance) {
-        self.init(center: center, radiusInRadians: radius.asRadians)
+    public init(center: GeoPoint, radius: Distance) {
+        self.center = center
+        self.radiusInRadians = radius.radians
     }
 
-    /// A circle whose radius is an angle in radians; nil for a negative or non-finite radius.
+    /// A circle whose radius is an angle in radians; nil for a negative radius or one that is
+    /// not a number.
     ///
     /// ```swift
     /// let circle = GeoCircle(center: lisbon, radiusInRadians: 0.01)
     /// ```
     public init?(center: GeoPoint, radiusInRadians: Double) {
-        guard radiusInRadians.isFinite, radiusInRadians >= 0 else { return nil }
+        guard !radiusInRadians.isNaN, radiusInRadians >= 0 else { return nil }
         self.center = center
         self.radiusInRadians = radiusInRadians
+    }
+
+    /// A circle around a `(latitude, longitude)` centre; nil when the centre is out of range or
+    /// the radius negative.
+    ///
+    /// ```swift
+    /// let circle = GeoCircle(center: (38.72, -9.14), radiusInRadians: 0.01)!
+    /// ```
+    public init?(center: (Double, Double), radiusInRadians: Double) {
+        guard let point = GeoPoint(latitude: center.0, longitude: center.1) else { return nil }
+        self.init(center: point, radiusInRadians: radiusInRadians)
+    }
+
+    /// A circle around a `(latitude, longitude)` centre; nil when the centre is out of range.
+    ///
+    /// ```swift
+    /// let circle = GeoCircle(center: (38.72, -9.14), radius: .kilometers(20)!)!
+    /// ```
+    public init?(center: (Double, Double), radius: Distance) {
+        guard let point = GeoPoint(latitude: center.0, longitude: center.1) else { return nil }
+        self.init(center: point, radius: radius)
     }
 }
 
@@ -114,13 +220,31 @@ public struct GeoBox: Sendable, Hashable {
         self.bottomLeft = bottomLeft
         self.topRight = topRight
     }
+
+    /// A box between two `(latitude, longitude)` corners; nil when a coordinate is out of range.
+    ///
+    /// ```swift
+    /// let box = GeoBox(bottomLeft: (38, -10), topRight: (39, -9))!
+    /// ```
+    public init?(bottomLeft: (Double, Double), topRight: (Double, Double)) {
+        guard let southWest = GeoPoint(latitude: bottomLeft.0, longitude: bottomLeft.1),
+              let northEast = GeoPoint(latitude: topRight.0, longitude: topRight.1) else { return nil }
+        self.init(bottomLeft: southWest, topRight: northEast)
+    }
 }
 
 /// A polygon: an outer ring and holes, each a closed ring (first point equal to the last) of at
-/// least three distinct points that does not cross itself. Points in a hole are outside.
+/// least four points. Points in a hole are outside.
+///
+/// The initializers return nil, as Realm's do, when a ring has fewer than four points or is not
+/// closed (or a tuple coordinate is out of range). The rest of the shape is checked when the
+/// polygon is used in a query, which then throws a ``FloeError`` naming `GeoPolygon`, the class,
+/// the property and the ring: a ring with fewer than three distinct points, a ring that crosses
+/// itself, a hole not contained by the outer ring, holes that cross, share an edge or nest. ``validated(outerRing:holes:)`` runs every
+/// check at once and throws the reason.
 ///
 /// ```swift
-/// let polygon = try GeoPolygon(outerRing: [a, b, c, a], holes: [[d, e, f, d]])
+/// let polygon = GeoPolygon(outerRing: [a, b, c, a], holes: [[d, e, f, d]])!
 /// ```
 public struct GeoPolygon: Sendable, Hashable {
     /// The outer ring, closed.
@@ -128,35 +252,141 @@ public struct GeoPolygon: Sendable, Hashable {
     /// The holes, each closed.
     public let holes: [[GeoPoint]]
 
-    /// A polygon, validated.
+    /// A polygon; nil when a ring has fewer than four points or its last point is not its first.
     ///
     /// ```swift
-    /// let triangle = try GeoPolygon(outerRing: [a, b, c, a])
+    /// let triangle = GeoPolygon(outerRing: [a, b, c, a])!
     /// ```
-    ///
-    /// - Throws: ``FloeError/invalidValueString(type:string:reason:)`` naming `GeoPolygon` and the
-    ///   ring when a ring has fewer than three distinct points, is not closed, or crosses itself.
-    public init(outerRing: [GeoPoint], holes: [[GeoPoint]] = []) throws {
-        try Self.validate(outerRing, name: "the outer ring")
-        for (index, hole) in holes.enumerated() { try Self.validate(hole, name: "hole \(index + 1)") }
+    public init?(outerRing: [GeoPoint], holes: [[GeoPoint]]? = nil) {
+        let holes = holes ?? []
+        guard Self.isClosedRing(outerRing), holes.allSatisfy(Self.isClosedRing) else { return nil }
         self.outerRing = outerRing
         self.holes = holes
     }
 
-    private static func validate(_ ring: [GeoPoint], name: String) throws(FloeError) {
-        let refuse = { (reason: String) in FloeError.invalidValueString(type: "GeoPolygon", string: name, reason: reason) }
-        guard ring.count >= 4, Set(ring).count >= 3 else {
-            throw refuse("a ring needs at least three distinct points and the first again at the end (\(ring.count) given)")
+    /// A polygon from `(latitude, longitude)` pairs; nil when a coordinate is out of range or a
+    /// ring is too short or not closed.
+    ///
+    /// ```swift
+    /// let square = GeoPolygon(outerRing: [(0, 0), (0, 1), (1, 1), (1, 0), (0, 0)])!
+    /// ```
+    public init?(outerRing: [(Double, Double)], holes: [[(Double, Double)]]? = nil) {
+        guard let outer = Self.points(outerRing) else { return nil }
+        var rings: [[GeoPoint]] = []
+        for hole in holes ?? [] {
+            guard let ring = Self.points(hole) else { return nil }
+            rings.append(ring)
         }
-        guard ring.first == ring.last else { throw refuse("a ring must be closed: its last point must equal its first") }
+        self.init(outerRing: outer, holes: rings)
+    }
+
+    /// A polygon from `(latitude, longitude)` pairs, its holes given one after another.
+    ///
+    /// ```swift
+    /// let framed = GeoPolygon(outerRing: [(0, 0), (0, 4), (4, 4), (4, 0), (0, 0)],
+    ///                         holes: [(1, 1), (1, 2), (2, 2), (1, 1)], [(3, 3), (3, 3.5), (3.5, 3.5), (3, 3)])!
+    /// ```
+    public init?(outerRing: [(Double, Double)], holes: [(Double, Double)]...) {
+        self.init(outerRing: outerRing, holes: holes)
+    }
+
+    /// A polygon with every check run at once: rings of at least three distinct points, closed,
+    /// not crossing themselves, holes contained by the outer ring and apart from each other
+    /// (touching at corners only).
+    ///
+    /// ```swift
+    /// let polygon = try GeoPolygon.validated(outerRing: [a, b, c, a])
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidValueString(type:string:reason:)`` naming `GeoPolygon` and the
+    ///   ring at fault.
+    public static func validated(outerRing: [GeoPoint], holes: [[GeoPoint]] = []) throws(FloeError) -> GeoPolygon {
+        for (name, ring) in [("outer ring", outerRing)] + holes.enumerated().map({ ("hole \($0.offset + 1)", $0.element) }) {
+            guard isClosedRing(ring) else {
+                throw .invalidValueString(type: "GeoPolygon", string: name,
+                                          reason: "a ring needs at least four points, its last equal to its first (\(ring.count) given)")
+            }
+        }
+        let polygon = GeoPolygon(checkedOuterRing: outerRing, holes: holes)
+        if let (ring, reason) = polygon.fault() { throw .invalidValueString(type: "GeoPolygon", string: ring, reason: reason) }
+        return polygon
+    }
+
+    private init(checkedOuterRing: [GeoPoint], holes: [[GeoPoint]]) {
+        self.outerRing = checkedOuterRing
+        self.holes = holes
+    }
+
+    private static func isClosedRing(_ ring: [GeoPoint]) -> Bool { ring.count >= 4 && ring.first == ring.last }
+
+    private static func points(_ pairs: [(Double, Double)]) -> [GeoPoint]? {
+        var points: [GeoPoint] = []
+        points.reserveCapacity(pairs.count)
+        for pair in pairs {
+            guard let point = GeoPoint(latitude: pair.0, longitude: pair.1) else { return nil }
+            points.append(point)
+        }
+        return points
+    }
+
+    /// What makes the polygon unusable in a query, naming the ring: nil when it is sound.
+    func fault() -> (ring: String, reason: String)? {
+        if let reason = Self.ringFault(outerRing) { return ("outer ring", reason) }
+        for (index, hole) in holes.enumerated() {
+            if let reason = Self.ringFault(hole) { return ("hole \(index + 1)", reason) }
+            if !Self.ring(hole, isWithin: outerRing) {
+                return ("hole \(index + 1)", "a hole must be contained by the outer ring")
+            }
+            for other in 0..<index where Self.rings(holes[other], overlap: hole) {
+                return ("hole \(index + 1)", "it crosses, shares an edge with or lies inside hole \(other + 1): holes may touch at corners only")
+            }
+        }
+        return nil
+    }
+
+    /// Two holes overlap when an edge of one crosses an edge of the other, or the middle of an
+    /// edge of one lies inside the other or on its edge (shared corners are allowed).
+    private static func rings(_ first: [GeoPoint], overlap second: [GeoPoint]) -> Bool {
+        for (a, b) in [(first, second), (second, first)] {
+            for index in 0..<(a.count - 1) {
+                let start = a[index], end = a[index + 1]
+                let middleLatitude = (start.latitude + end.latitude) / 2, middleLongitude = (start.longitude + end.longitude) / 2
+                if GeoGeometry.ringContains(b, latitude: middleLatitude, longitude: middleLongitude) { return true }
+                for edge in 0..<(b.count - 1) where GeoGeometry.segmentsCrossProperly(start, end, b[edge], b[edge + 1]) { return true }
+            }
+        }
+        return false
+    }
+
+    private static func ringFault(_ ring: [GeoPoint]) -> String? {
+        guard Set(ring.map { [$0.latitude, $0.longitude] }).count >= 3 else {
+            return "a ring needs at least three distinct points"
+        }
         let edges = ring.count - 1
         for first in 0..<edges {
             for second in (first + 1)..<edges where second != first + 1 && !(first == 0 && second == edges - 1) {
                 if GeoGeometry.segmentsIntersect(ring[first], ring[first + 1], ring[second], ring[second + 1]) {
-                    throw refuse("edges \(first + 1) and \(second + 1) cross: a ring must not intersect itself")
+                    return "edges \(first + 1) and \(second + 1) cross: a ring must not intersect itself"
                 }
             }
         }
+        return nil
+    }
+
+    /// A hole is within the outer ring when its corners are inside or on the outer ring, the
+    /// middle of each of its edges is strictly inside, and no edge of it crosses an outer edge.
+    private static func ring(_ hole: [GeoPoint], isWithin outer: [GeoPoint]) -> Bool {
+        for index in 0..<(hole.count - 1) {
+            let a = hole[index], b = hole[index + 1]
+            guard GeoGeometry.ringContains(outer, latitude: a.latitude, longitude: a.longitude) else { return false }
+            let middleLatitude = (a.latitude + b.latitude) / 2, middleLongitude = (a.longitude + b.longitude) / 2
+            guard GeoGeometry.ringContains(outer, latitude: middleLatitude, longitude: middleLongitude),
+                  !GeoGeometry.onRing(outer, latitude: middleLatitude, longitude: middleLongitude) else { return false }
+            for edge in 0..<(outer.count - 1) where GeoGeometry.segmentsCrossProperly(a, b, outer[edge], outer[edge + 1]) {
+                return false
+            }
+        }
+        return true
     }
 }
 
@@ -191,6 +421,13 @@ enum GeoShape: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Why the shape cannot be used in a query on `keyPath` of `className`: a polygon's ring at
+    /// fault (Realm checks these when the query runs, not when the polygon is made).
+    func fault(className: String, keyPath: String) -> FloeError? {
+        guard case .polygon(let polygon) = self, let (ring, reason) = polygon.fault() else { return nil }
+        return .invalidKeyPath(className: className, keyPath: keyPath, reason: "the GeoPolygon's \(ring) is invalid: \(reason)")
+    }
+
     /// The shape a `%@` argument or a builder argument stands for.
     init?(_ argument: Any) {
         switch argument {
@@ -223,6 +460,20 @@ enum GeoGeometry {
             }
         }
         return inside
+    }
+
+    /// Whether the point lies on one of the ring's edges.
+    static func onRing(_ ring: [GeoPoint], latitude: Double, longitude: Double) -> Bool {
+        (0..<(ring.count - 1)).contains { onSegment(ring[$0], ring[$0 + 1], latitude: latitude, longitude: longitude) }
+    }
+
+    /// Whether two segments cross at a point inside both (touching or overlapping does not count).
+    static func segmentsCrossProperly(_ p1: GeoPoint, _ p2: GeoPoint, _ q1: GeoPoint, _ q2: GeoPoint) -> Bool {
+        func orientation(_ a: GeoPoint, _ b: GeoPoint, _ c: GeoPoint) -> Double {
+            (b.longitude - a.longitude) * (c.latitude - a.latitude) - (b.latitude - a.latitude) * (c.longitude - a.longitude)
+        }
+        let d1 = orientation(q1, q2, p1), d2 = orientation(q1, q2, p2), d3 = orientation(p1, p2, q1), d4 = orientation(p1, p2, q2)
+        return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
     }
 
     private static func onSegment(_ a: GeoPoint, _ b: GeoPoint, latitude: Double, longitude: Double) -> Bool {

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Supported: comparisons (`==`, `=`, `!=`, `<>`, `<`, `<=`, `>`, `>=`), `BEGINSWITH`,
 /// `ENDSWITH`, `CONTAINS`, `LIKE` with `[c]`, `[d]`, `[cd]`; `IN {…}` and `IN %@`;
-/// `BETWEEN {a, b}`; `ANY`/`SOME`/`ALL`/`NONE`; `@count`, `@min`, `@max`, `@sum`, `@avg` after a
+/// `BETWEEN {a, b}`; `GEOWITHIN %@` and `IN %@` with a geospatial shape; `ANY`/`SOME`/`ALL`/`NONE`; `@count`, `@min`, `@max`, `@sum`, `@avg` after a
 /// to-many key path; `AND`/`&&`, `OR`/`||`, `NOT`/`!` and parentheses; `TRUEPREDICATE`,
 /// `FALSEPREDICATE`; literals (numbers, quoted strings, `true`/`false`/`YES`/`NO`, `nil`/`NULL`);
 /// `%@` (values) and `%K` (key paths) from the arguments in order.
@@ -142,6 +142,10 @@ enum PredicateParser {
                 return .geoWithin(path, shape)
             }
             let op = try parseOperator()
+            if op == .in, case .keyPath(let path) = lhs, let shape = takeGeoShapeArgument() {
+                // `location IN %@` with a GeoCircle, GeoBox or GeoPolygon: Realm's other spelling of GEOWITHIN.
+                return .geoWithin(path, shape)
+            }
             let options = try parseOptions()
             let rhsStart = position
             let rhs = try parseExpression()
@@ -181,6 +185,15 @@ enum PredicateParser {
             case .notEqual: return .not(membership)
             default: throw failure("@type takes ==, != or IN", at: operatorStart)
             }
+        }
+
+        /// Takes `%@` when its argument is a GeoCircle, GeoBox or GeoPolygon; takes nothing otherwise.
+        mutating func takeGeoShapeArgument() -> GeoShape? {
+            skipSpaces()
+            guard peek("%@"), nextArgument < arguments.count, let shape = GeoShape(arguments[nextArgument]) else { return nil }
+            _ = take("%@")
+            nextArgument += 1
+            return shape
         }
 
         mutating func parseOperator() throws(FloeError) -> QueryOperator {

@@ -5,7 +5,7 @@ extension Query where T: _QueryOptional, T.Wrapped: EmbeddedObject {
     /// longitude first) lies within `circle` (great-circle distance, the edge included).
     ///
     /// ```swift
-    /// let near = try realm.objects(Company.self).where { $0.location.geoWithin(GeoCircle(center: lisbon, radius: .kilometers(20))!) }
+    /// let near = try realm.objects(Company.self).where { $0.location.geoWithin(GeoCircle(center: lisbon, radius: .kilometers(20)!)) }
     /// ```
     public func geoWithin(_ circle: GeoCircle) -> Query<Bool> { geoWithin(shape: .circle(circle)) }
 

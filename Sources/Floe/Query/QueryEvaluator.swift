@@ -83,7 +83,7 @@ struct QueryEvaluator {
             }
             return .between(operand, lower, upper, quantifier)
         case .geoWithin(let path, let shape):
-            return .geoWithin(try geoCoordinates(path, root: root, bindings: bindings), shape)
+            return .geoWithin(try geoCoordinates(path, within: shape, root: root, bindings: bindings), shape)
         case .comparison(let comparison):
             var lhs = try operand(comparison.lhs, root: root, bindings: bindings)
             var rhs = try operand(comparison.rhs, root: root, bindings: bindings)

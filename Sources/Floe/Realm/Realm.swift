@@ -101,6 +101,16 @@ public actor Realm {
         try access.create(type, value: value, update: update)
     }
 
+    /// Creates an asymmetric object (it joins the outbox; nothing is returned, as in Realm);
+    /// see ``RealmWriting/create(_:value:)``.
+    ///
+    /// ```swift
+    /// try realm.write { try realm.create(WeatherSensor.self, value: ["deviceId": "WX1278UIT"]) }
+    /// ```
+    public func create<T: AsymmetricObject>(_ type: T.Type, value: Any = [String: Any]()) throws {
+        try access.create(type, value: value)
+    }
+
     /// Deletes a managed object; see ``RealmWriting/delete(_:)-(ObjectBase)``.
     public func delete(_ object: ObjectBase) throws { try access.delete(object) }
 

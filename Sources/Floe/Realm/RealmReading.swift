@@ -153,6 +153,21 @@ extension RealmWriting where Self: ~Copyable {
         try _access.context.create(type, value: value, update: update.existingObjectPolicy)
     }
 
+    /// Creates an asymmetric object, which joins the realm's outbox (``Realm/outbox(_:batchSize:)``)
+    /// and cannot be read back, so, as in Realm, nothing is returned. An asymmetric object is
+    /// never updated: `create(_:value:update:)` with an update policy other than `.error` throws.
+    ///
+    /// ```swift
+    /// try await realm.write { realm in
+    ///     try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "WX1278UIT"])
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``FloeError`` naming the class, property and value for a value that does not fit.
+    public func create<T: AsymmetricObject>(_ type: T.Type, value: Any = [String: Any]()) throws {
+        _ = try _access.context.create(type, value: value, update: .error)
+    }
+
     /// Deletes a managed object (and the embedded objects it owns); links to it become nil.
     ///
     /// ```swift

@@ -71,6 +71,13 @@ enum SchemaDiscovery {
                                             isPrimaryKey: field.options.isPrimaryKey, isIndexed: field.options.isIndexed,
                                             accessor: fieldType.makeAccessor(offset: offset), originProperty: field.options.originProperty)
                 try SchemaValidation.validate(property, in: className, kind: kind)
+                if field.lacksStartingValue {
+                    // A required failable type projection whose mapping refuses its persisted
+                    // type's default: no value to start from, nor to read in place of an
+                    // invalid stored one.
+                    throw .invalidSchema(className: className, property: name,
+                                         reason: "a required \(property.type.swiftName) declared without an initial value has none to start from (the persisted type's default maps to no \(property.type.swiftName)): give it an initial value or make it optional")
+                }
                 properties.append(property)
             }
         }

@@ -11,7 +11,8 @@ final class DogProjection: Projection<RealmDog> {
 final class Bookmark: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var text = ""
-    @Persisted var url: URL
+    // A required URL needs an initial value: "" (String's default) is no URL.
+    @Persisted var url = URL(string: "https://floe.dev")!
 }
 
 extension URL: @retroactive FailableCustomPersistable {
