@@ -101,6 +101,9 @@ extension ObjectContext {
             if let given, given[index] == nil, values[index].object == nil, values[index].valueToCreate == nil { continue }
             let column = binding.columnOfProperty[index]
             let stored = try resolve(values[index], for: binding, column: column, owner: key, update: update)
+            // `.modified` writes only what differs: a link to the object it links to already
+            // (nil to nil included) is left as it is, so observers see no change.
+            if update == .modified, try requireWrite().value(in: binding.table, key: key, column: column) == stored { continue }
             try replaceLink(in: binding, key: key, column: column, with: stored)
         }
     }
