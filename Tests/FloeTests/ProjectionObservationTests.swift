@@ -426,6 +426,31 @@ enum Observed {
         #expect(stored.0 == 6 && stored.1 == "Rope" && stored.2 == ["a", "b"] && stored.3 == [7] && stored.4 == 2)
     }
 
+    @Test func addModifiedLeavesAnEqualEmbeddedObjectAlone() async throws {
+        let realm = try await realm()
+        try await realm.write { realm in
+            _ = try realm.create(Person.self, value: ["id": 1, "firstName": "Ana", "address": ["city": "Lisboa", "country": "PT"]])
+        }
+        let stream = try await realm.read { realm in try realm.object(ofType: Person.self, forPrimaryKey: 1)!.changes }
+        var iterator = stream.makeAsyncIterator()
+        try await realm.write { realm in
+            _ = try realm.create(Person.self, value: ["id": 1, "firstName": "Ana", "address": ["city": "Lisboa", "country": "PT"]], update: .modified)
+            let same = Person()
+            same.id = 1
+            same.firstName = "Ana"
+            same.address = try Observed.Address(value: ["city": "Lisboa", "country": "PT"])
+            try realm.add(same, update: .modified)
+        }
+        try await realm.write { realm in
+            _ = try realm.create(Person.self, value: ["id": 1, "firstName": "Ana", "address": ["city": "Faro", "country": "PT"]], update: .modified)
+        }
+        guard case .change(let person, let properties)? = await iterator.next() else { Issue.record("expected a change"); return }
+        #expect(properties.map(\.name) == ["address"])
+        #expect(person.address?.city == "Faro")
+        let embedded = try await realm.read { realm in realm.objects(Person.self).count }
+        #expect(embedded == 1)
+    }
+
     // MARK: A projection of a property that is not persisted
 
     @Test func aProjectionOfANonPersistedPropertyIsRefusedWhereverItIsUsed() async throws {
