@@ -188,11 +188,14 @@ enum Projections {
         }
         let realm = try await realm()
         try await realm.write { realm in _ = try realm.create(Projections.Computed.self, value: ["name": "x"]) }
-        try await realm.read { realm in
-            let all = realm.objects(Projections.BadProjection.self)
-            #expect(throws: FloeError.self) { try all.where { $0.name == "x" } }
-            let first = realm.objects(Projections.BadProjection.self)[0]
-            #expect(throws: FloeError.self) { try first.changes }
+        // The throwing forms throw at once; the read that made the projection throws when it returns.
+        await #expect(throws: FloeError.self) {
+            try await realm.read { realm in
+                let all = realm.objects(Projections.BadProjection.self)
+                #expect(throws: FloeError.self) { try all.where { $0.name == "x" } }
+                let first = Projections.BadProjection(projecting: realm.objects(Projections.Computed.self)[0])
+                #expect(throws: FloeError.self) { try first.changes }
+            }
         }
     }
 

@@ -103,9 +103,50 @@ extension ObjectContext {
         where (property.type.columnType == .link || property.type.columnType == .mixed) && property.type.collection == .single {
             if let given, given[index] == nil, values[index].object == nil, values[index].valueToCreate == nil { continue }
             let column = binding.columnOfProperty[index]
+            // `.modified` and an embedded object equal to the one there: the one there stays.
+            if update == .modified, let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
+               case .link(let current) = try requireWrite().value(in: binding.table, key: key, column: column),
+               try embedded(target, key: current, holds: values[index]) { continue }
             let stored = try resolve(values[index], for: binding, column: column, owner: key, update: update)
+            // `.modified` writes only what differs: a link to the object it links to already
+            // (nil to nil included) is left as it is, so observers see no change.
+            if update == .modified, try requireWrite().value(in: binding.table, key: key, column: column) == stored { continue }
             try replaceLink(in: binding, key: key, column: column, with: stored)
         }
+    }
+
+    /// Whether embedded object `key` holds what `value` (an unmanaged embedded object or the
+    /// value to create one from) describes: the same value in each property, and no links or
+    /// collection elements on either side (those are compared by writing them).
+    private func embedded(_ type: ObjectBase.Type, key: Int64, holds value: _FloeValue) throws(FloeError) -> Bool {
+        let schema = try SchemaDiscovery.schema(for: type)
+        guard let binding = try tableBinding(for: type) else { return false }
+        let given: [_FloeValue?]
+        if let object = value.object {
+            guard object._floeBinding == nil else { return false }
+            given = schema.accessors.map { $0.unmanagedValue(object) }
+        } else if let nested = value.valueToCreate {
+            given = try ValueCoercion.propertyValues(for: schema, from: nested, core: self)
+        } else {
+            return false
+        }
+        let defaults = ValueCoercion.defaults(for: schema)
+        let transaction = try requireWrite()
+        for (index, property) in schema.properties.enumerated() where !property.isComputed {
+            let wanted = given[index] ?? defaults[index]
+            let column = binding.columnOfProperty[index]
+            if property.type.collection != .single {
+                guard wanted.elements?.isEmpty ?? true, try transaction.collectionCount(in: binding.table, key: key, column: column) == 0 else { return false }
+                continue
+            }
+            if property.type.objectType != nil || property.type.columnType == .mixed {
+                guard wanted.object == nil, wanted.valueToCreate == nil, wanted.value == .null,
+                      try transaction.value(in: binding.table, key: key, column: column) == .null else { return false }
+                continue
+            }
+            guard try transaction.value(in: binding.table, key: key, column: column) == wanted.value else { return false }
+        }
+        return true
     }
 
     /// Inserts a row, or updates the row with the same primary key per `update`.

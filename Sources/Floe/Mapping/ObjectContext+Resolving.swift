@@ -56,6 +56,11 @@ extension ObjectContext {
     func replaceElements(of row: ObjectBinding, column: Int, kind: CollectionKind, with elements: [_FloeValue], keys: [String]?,
                          update: ExistingObjectPolicy = .error) throws(FloeError) {
         let editor = CollectionEditor(core: self, transaction: try requireWrite(), binding: row, column: column, update: update)
+        var elements = elements
+        if update == .modified, let resolved = try resolvedUnlessHeld(elements, keys: keys, of: row, column: column, kind: kind, editor: editor) {
+            guard let resolved else { return }
+            elements = resolved.map { _FloeValue($0) }
+        }
         if editor.count > 0 { try editor.removeAll() }
         switch kind {
         case .list: for element in elements { try editor.append(element) }
@@ -63,6 +68,39 @@ extension ObjectContext {
         case .map: for (element, mapKey) in zip(elements, keys ?? []) { try editor.mapSet(element, forKey: mapKey) }
         case .single: break
         }
+    }
+
+    /// For `.modified`, which leaves a collection unwritten when it holds `elements` already
+    /// (the same values in the same order for a list, the same values for a set, the same
+    /// entries for a map): `.some(nil)` when it does, else the elements resolved to their
+    /// stored form (objects added or updated once, as the write would). nil: not compared —
+    /// elements that are embedded objects are always written (each would be a new object).
+    private func resolvedUnlessHeld(_ elements: [_FloeValue], keys: [String]?, of row: ObjectBinding, column: Int, kind: CollectionKind,
+                                    editor: CollectionEditor) throws(FloeError) -> [Value]?? {
+        if let property = row.tableBinding.propertyOfColumn[column], let target = row.tableBinding.schema.properties[property].type.objectType,
+           try SchemaDiscovery.schema(for: target).kind == .embedded { return nil }
+        let transaction = try requireWrite()
+        let table = row.tableBinding.table
+        var wanted: [Value] = []
+        wanted.reserveCapacity(elements.count)
+        for element in elements { wanted.append(try editor.stored(element)) }
+        let held: Bool
+        switch kind {
+        case .list:
+            held = try transaction.collectionElements(in: table, key: row.key, column: column) == wanted
+        case .set:
+            let current = try transaction.collectionElements(in: table, key: row.key, column: column)
+            held = current.count == Set(current).count && Set(current) == Set(wanted)
+        case .map:
+            guard let keys, keys.count == wanted.count else { return .some(wanted) }
+            let current = try transaction.mapEntries(in: table, key: row.key, column: column)
+            let currentEntries = Dictionary(current.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            let wantedEntries = Dictionary(zip(keys, wanted).map { ($0, $1) }, uniquingKeysWith: { _, last in last })
+            held = currentEntries == wantedEntries
+        case .single:
+            held = false
+        }
+        return held ? .some(nil) : .some(wanted)
     }
 
     /// Sets a link column; an embedded object it replaces is deleted (it had no other owner).

@@ -34,9 +34,12 @@ extension ProjectionObservable {
     /// let frozen = try await realm.read { realm in try realm.objects(PersonProjection.self)[0].freeze() }
     /// ```
     ///
-    /// - Throws: ``FloeError/invalidOperation(className:detail:)`` when the root object is not managed.
+    /// - Throws: ``FloeError/invalidOperation(className:detail:)`` when the root object is not
+    ///   managed; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a projected property
+    ///   whose key path reads no persisted property.
     public func freeze() throws -> FrozenProjection<Self> {
-        FrozenProjection(rootObject: try rootObject.freeze())
+        _ = try ProjectionSchema.properties(of: Self.self)
+        return FrozenProjection(rootObject: try rootObject.freeze())
     }
 
     /// Whether the root object is frozen (a projection made over a frozen version's object).

@@ -21,16 +21,23 @@ enum ProjectedPaths {
 
     /// The path `keyPath` reads on `Root`, or why it reads none.
     static func path<Root: ObjectBase, V>(of keyPath: KeyPath<Root, V>) -> Result<ProjectedPath, FloeError> {
+        path(ofPartial: keyPath)
+    }
+
+    /// The path a key path of any value type reads on `Root` (`\Dog.toy?.name` → `toy.name`).
+    static func path<Root: ObjectBase>(ofPartial keyPath: PartialKeyPath<Root>) -> Result<ProjectedPath, FloeError> {
         if let known = cache.withLock({ $0[keyPath] }) { return known }
         let found = probe(keyPath)
         cache.withLock { $0[keyPath] = found }
         return found
     }
 
-    private static func probe<Root: ObjectBase, V>(_ keyPath: KeyPath<Root, V>) -> Result<ProjectedPath, FloeError> {
+    private static func probe<Root: ObjectBase>(_ keyPath: PartialKeyPath<Root>) -> Result<ProjectedPath, FloeError> {
         let root: ProbeNode
         do { root = try ProbeNode(type: Root.self, depth: 0) } catch { return .failure(error) }
-        let written = "\(keyPath)"
+        // Swift names no property in a key path's description: a stored one shows its offset,
+        // a computed one its type (`\Person.<a computed String>`).
+        let written = QueryPropertyNames.describe(keyPath)
         var readers: [(node: ProbeNode, property: Int)] = []
         for node in root.allNodes {
             for index in node.candidateProperties {
@@ -45,9 +52,9 @@ enum ProjectedPaths {
         var path: ProjectedPath
         if readers.isEmpty {
             // A key path that ends at a link reads no bound property: it answers a probe object.
-            let answer = (root.object as! Root)[keyPath: keyPath] as Any
+            let answer = (root.object as! Root)[keyPath: keyPath]
             guard let linked = Self.object(in: answer), let node = root.allNodes.first(where: { $0.object === linked }), node !== root else {
-                return .failure(refusal("it reads no @Persisted property: a projection shows persisted properties"))
+                return .failure(refusal("it reads no @Persisted property: only persisted properties can be projected or observed"))
             }
             path = node.path
         } else {

@@ -98,8 +98,11 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// ```
     ///
     /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a malformed
-    ///   predicate, or a property the root class does not have (naming the position and token).
+    ///   predicate, or a property the root class does not have (naming the position and token);
+    ///   ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a projected property whose
+    ///   key path reads no persisted property.
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> ProjectionResults<Element> {
+        _ = try ProjectionSchema.properties(of: Element.self)
         let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
         return ProjectionResults(rootResults: try PredicateParser.locatingErrors(in: predicateFormat, arguments: args) { try rootResults.filtered(by: predicate) })
     }
@@ -124,9 +127,11 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// ```
     ///
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a property the root
-    ///   class does not have or cannot sort by.
+    ///   class does not have or cannot sort by, or a projected property whose key path reads no
+    ///   persisted property.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> ProjectionResults<Element> {
-        ProjectionResults(rootResults: try rootResults.sorted(byKeyPath: keyPath, ascending: ascending))
+        _ = try ProjectionSchema.properties(of: Element.self)
+        return ProjectionResults(rootResults: try rootResults.sorted(byKeyPath: keyPath, ascending: ascending))
     }
 
     /// A frozen, `Sendable` snapshot of these projections at the realm's newest version.
@@ -135,9 +140,12 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// let frozen = try await realm.read { realm in try realm.objects(PersonProjection.self).freeze() }
     /// ```
     ///
-    /// - Throws: ``FloeError`` when the realm's version cannot be read.
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a projected property
+    ///   whose key path reads no persisted property; ``FloeError`` when the realm's version
+    ///   cannot be read.
     public func freeze() throws -> FrozenProjectionResults<Element> {
-        FrozenProjectionResults(rootResults: try rootResults.freeze())
+        _ = try ProjectionSchema.properties(of: Element.self)
+        return FrozenProjectionResults(rootResults: try rootResults.freeze())
     }
 }
 
@@ -187,8 +195,15 @@ extension RealmReading where Self: ~Copyable {
     /// ```swift
     /// let people = realm.objects(PersonProjection.self)
     /// ```
+    ///
+    /// A projection whose key path reads no persisted property (a plain `var` of the root) is
+    /// refused here: the `read { }` or `write { }` this runs in throws
+    /// ``FloeError/invalidKeyPath(className:keyPath:reason:)`` (naming the projection class,
+    /// the property and its key path) when its closure returns, and a write rolls back.
     public func objects<P: ProjectionObservable>(_ type: P.Type) -> ProjectionResults<P> where P.Root: Object {
-        ProjectionResults(rootResults: objects(P.Root.self))
+        let roots = objects(P.Root.self)
+        ProjectionSchema.check(P.self, in: roots.core)
+        return ProjectionResults(rootResults: roots)
     }
 
     /// The projection of the object of the root class whose primary key is `key`, or nil.
@@ -196,7 +211,11 @@ extension RealmReading where Self: ~Copyable {
     /// ```swift
     /// let person = realm.object(ofType: PersonProjection.self, forPrimaryKey: id)
     /// ```
+    ///
+    /// A projection whose key path reads no persisted property is refused as
+    /// `objects(_:)` refuses it: the enclosing `read { }` or `write { }` throws.
     public func object<P: ProjectionObservable, Key: _Persistable>(ofType type: P.Type, forPrimaryKey key: Key) -> P? where P.Root: Object {
-        object(ofType: P.Root.self, forPrimaryKey: key).map { P(projecting: $0) }
+        ProjectionSchema.check(P.self, in: objects(P.Root.self).core)
+        return object(ofType: P.Root.self, forPrimaryKey: key).map { P(projecting: $0) }
     }
 }

@@ -37,7 +37,7 @@ enum ProjectionSchema {
                 switch field.resolvePath() {
                 case .success(let path): level.append(ProjectedProperty(name: name, path: path))
                 case .failure(let error):
-                    return .failure(.invalidKeyPath(className: "\(P.self)", keyPath: name, reason: "\(field.rootKeyPath) \(error.reasonText)"))
+                    return .failure(.invalidKeyPath(className: "\(P.self)", keyPath: name, reason: "\(error.keyPathText ?? "\(field.rootKeyPath)"): \(error.reasonText)"))
                 }
             }
             levels.append(level)
@@ -46,6 +46,14 @@ enum ProjectionSchema {
         // A subclass of a projection shows its superclass's properties first.
         for level in levels.reversed() { properties += level }
         return .success(properties)
+    }
+
+    /// Checks `P`'s projected properties where the check cannot throw (`realm.objects(P.self)`,
+    /// `object(ofType:forPrimaryKey:)`): a refused key path is recorded on the realm, so that
+    /// the `read { }` or `write { }` it happens in throws it when its closure returns (a write
+    /// rolls back), and nothing read through the projection leaves.
+    static func check<P: ProjectionObservable>(_ type: P.Type, in core: ObjectContext) {
+        do { _ = try properties(of: type) } catch { core.deferReadError(error) }
     }
 
     /// The projected property that `keyPath` of the projection reads.
@@ -78,6 +86,12 @@ extension Mirror {
 }
 
 extension FloeError {
+    /// The key path a key-path error names, to restate it for the projection property that caused it.
+    var keyPathText: String? {
+        if case .invalidKeyPath(_, let keyPath, _) = self { return keyPath }
+        return nil
+    }
+
     /// The reason of a key-path error, to restate it for the projection property that caused it.
     var reasonText: String {
         if case .invalidKeyPath(_, _, let reason) = self { return reason }

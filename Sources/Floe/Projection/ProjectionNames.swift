@@ -1,0 +1,69 @@
+// Naming a projection's properties from outside it: key paths written in the projection's own
+// names (`"homeCity"`, `\PersonProjection.homeCity`) turned into the root's property paths
+// (`"address.city"`) for observation, sorting and `distinct`.
+
+/// One projected property a caller named, with the root path it stands for.
+struct NamedProjectedProperty {
+    /// The projection's name for the property.
+    let name: String
+    /// The root's property path: the projected property's own, followed by any further
+    /// components the caller wrote after its name (`"owner.name"` through a projected link).
+    let rootPath: [String]
+    /// The projected property's own root path (without the caller's further components).
+    let property: ProjectedProperty
+}
+
+enum ProjectionNames {
+    /// The projected properties `keyPaths` name, in the projection's names; a key path may go
+    /// on past a projected property that is a link (`"dog.name"` for `@Projected(\Person.dog) var dog`).
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
+    ///   class and the key path when its first component is not a projected property.
+    static func named<P: ProjectionObservable>(_ keyPaths: [String], in type: P.Type) throws(FloeError) -> [NamedProjectedProperty] {
+        let properties = try ProjectionSchema.properties(of: type)
+        return try keyPaths.map { keyPath throws(FloeError) in
+            let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard let first = components.first, let property = properties.first(where: { $0.name == first }) else {
+                throw .invalidKeyPath(className: "\(P.self)", keyPath: keyPath,
+                                      reason: "'\(P.self)' projects no property '\(components.first ?? "")' (it projects \(properties.map(\.name).joined(separator: ", ")))")
+            }
+            if components.count > 1, property.path.toManyPrefix != nil, property.path.toManyPrefix! < property.path.components.count {
+                throw .invalidKeyPath(className: "\(P.self)", keyPath: keyPath,
+                                      reason: "'\(first)' is a collection mapped to its elements' values, so the path cannot go on through it")
+            }
+            return NamedProjectedProperty(name: first, rootPath: property.path.components + components.dropFirst(), property: property)
+        }
+    }
+
+    /// The projected property a Swift key path of the projection reads (`\PersonProjection.homeCity`).
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
+    ///   class and the key path when it reads no projected property, or several.
+    static func named<P: ProjectionObservable>(_ keyPath: PartialKeyPath<P>) throws(FloeError) -> NamedProjectedProperty {
+        let properties = try ProjectionSchema.properties(of: P.self)
+        let probe = P(projecting: P.Root())
+        var read: [AnyKeyPath] = []
+        guard let recording = probe as? Projection<P.Root> else {
+            throw .invalidKeyPath(className: "\(P.self)", keyPath: "\(keyPath)", reason: "only a Projection subclass names its properties by key path")
+        }
+        recording.fieldReadRecorder = { read.append($0.rootKeyPath) }
+        _ = probe[keyPath: keyPath]
+        recording.fieldReadRecorder = nil
+        let fields = Mirror.projectedFields(of: probe)
+        guard read.count == 1, let found = fields.firstIndex(where: { $0.rootKeyPath == read[0] }), properties.indices.contains(found) else {
+            throw .invalidKeyPath(className: "\(P.self)", keyPath: "\(keyPath)",
+                                  reason: "it reads no @Projected property of '\(P.self)', or several: name one projected property")
+        }
+        let property = properties[found]
+        return NamedProjectedProperty(name: property.name, rootPath: property.path.components, property: property)
+    }
+
+    /// The root's property names (dotted) of Swift key paths of a model class, for the
+    /// string-keyed streams (`\Dog.toy?.name` → `"toy.name"`).
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and the
+    ///   key path when it reads no persisted property, or several.
+    static func rootNames<Root: ObjectBase>(_ keyPaths: [PartialKeyPath<Root>]) throws(FloeError) -> [String] {
+        try keyPaths.map { keyPath throws(FloeError) in try ProjectedPaths.path(ofPartial: keyPath).get().dotted }
+    }
+}
