@@ -68,13 +68,17 @@ struct RowPosition {
 
     /// Becomes the row of object `key` when it sits in the same leaf; false otherwise.
     mutating func moveInLeaf(toKey key: Int64) -> Bool {
-        var low = 0, high = leaf.keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if leaf.keys[middle] < key { low = middle + 1 } else { high = middle }
+        let found = leaf.keys.withUnsafeBufferPointer { keys -> Int? in
+            guard let first = keys.first, let last = keys.last, first <= key, key <= last else { return nil }
+            var low = 0, high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low < keys.count && keys[low] == key ? low : nil
         }
-        guard low < leaf.keys.count, leaf.keys[low] == key else { return false }
-        row = low
+        guard let found else { return false }
+        row = found
         self.key = key
         return true
     }
@@ -121,6 +125,19 @@ struct RowPosition {
     // Each answers nil when the column is not a well-formed, in-memory column of the asked
     // type (not loaded yet, damaged, or another type): the caller then takes the checked
     // read, which loads, reports damage, or decodes through `Value`.
+
+    /// ``word(ofColumn:type:)`` of a position read where it is stored (`inout`: not copied,
+    /// so its leaf is not retained).
+    @inline(__always)
+    static func word(at position: inout RowPosition, ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
+        position.word(ofColumn: column, type: type)
+    }
+
+    /// ``string(ofColumn:)`` of a position read where it is stored.
+    @inline(__always)
+    static func string(at position: inout RowPosition, ofColumn column: Int) -> (string: String, isNull: Bool)? {
+        position.string(ofColumn: column)
+    }
 
     /// A one-word value of `type` (int, bool, double, float, timestamp, link), with whether it is null.
     @inline(__always)

@@ -298,7 +298,8 @@
     /// changed nothing, when any of that does not hold: the caller then takes ``setValue(_:in:key:column:at:)``.
     /// No descent, no `Value`, no copy of the column's spec; the change log and the mutation
     /// count are kept as by every write, and the read epoch stays (rows cached in the leaf read the word in place).
-    func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, inTable table: Int, column: Int, at position: RowPosition) -> Bool {
+    func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, inTable table: Int, column: Int, at position: inout RowPosition) -> Bool {
+        // `inout`: the caller's cached position is read where it is, not copied (a copy retains its leaf).
         guard isOpen, let (leaf, row) = position.ownedLeaf(in: self), column >= 0, column < leaf.columns.count else { return false }
         // The column's spec is checked once per column and layout: while no structure change
         // (which moves `rowLayoutCount`) happens, the answer stays.

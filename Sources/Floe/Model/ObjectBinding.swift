@@ -11,8 +11,10 @@ final class ObjectBinding {
     /// The value `epoch` had when `position` was last known to be the row reads see: while
     /// the epoch still shows it, a property read trusts the position without asking the source.
     @exclusivity(unchecked) private var stamp: UInt64 = .max
-    /// The source's read epoch (one that never moves, for frozen objects).
-    private let epoch: ReadEpoch
+    /// The source's read epoch (one that never moves, for frozen objects). Unowned: the
+    /// source this binding holds keeps it (a store's, or the static one that never moves),
+    /// and a read loads it without reference counting.
+    private unowned(unsafe) let epoch: ReadEpoch
     /// The object the last typed link read of `linkColumn` answered. When nothing else holds
     /// it any more, the next link read of that column re-points it at its target instead of
     /// building an object per link; trusted while the read epoch still shows `linkStamp`.
@@ -75,10 +77,11 @@ final class ObjectBinding {
         if isNull { return .some(nil) }
         let key = Int64(bitPattern: word)
         let now = stamp
-        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget), let target = linkTarget,
-           ObjectIdentifier(Swift.type(of: target)) == ObjectIdentifier(type), let binding = target._floeBinding,
-           binding.source === source, binding.repoint(toKey: key) {
-            return target
+        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget),
+           ObjectIdentifier(Swift.type(of: linkTarget!)) == ObjectIdentifier(type), linkTarget!._floeBinding != nil {
+            // Unowned: the target this binding holds holds its own binding.
+            unowned(unsafe) let binding = linkTarget!._floeBinding!
+            if binding.source === source, binding.repoint(toKey: key) { return linkTarget }
         }
         guard let object = source.linkedObject(type, key: key), object._floeBinding != nil else { return nil }
         linkTarget = object
@@ -113,15 +116,15 @@ final class ObjectBinding {
     /// A one-word value of `type` from the trusted row, read in place (nil: take the checked read).
     @inline(__always)
     func trustedWord(_ column: Int, _ type: ColumnType) -> (word: UInt64, isNull: Bool)? {
-        guard stampIsCurrent else { return nil }
-        return position?.word(ofColumn: column, type: type)
+        guard stampIsCurrent, position != nil else { return nil }
+        return RowPosition.word(at: &position!, ofColumn: column, type: type)
     }
 
     /// A string value from the trusted row, with whether it is null (nil: take the checked read).
     @inline(__always)
     func trustedString(_ column: Int) -> (string: String, isNull: Bool)? {
-        guard stampIsCurrent else { return nil }
-        return position?.string(ofColumn: column)
+        guard stampIsCurrent, position != nil else { return nil }
+        return RowPosition.string(at: &position!, ofColumn: column)
     }
 
     /// Writes one word into the trusted row in place when its leaf is the open write's own
@@ -130,7 +133,7 @@ final class ObjectBinding {
     @inline(__always)
     func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int) -> Bool {
         guard stampIsCurrent, position != nil, let transaction = source.openTransaction else { return false }
-        return transaction.writeWordInPlace(word, isNull: isNull, type: type, inTable: tableBinding.table.index, column: column, at: position!)
+        return transaction.writeWordInPlace(word, isNull: isNull, type: type, inTable: tableBinding.table.index, column: column, at: &position!)
     }
 
     /// Whether nothing has happened since the cached position was last confirmed that could

@@ -102,7 +102,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         public mutating func next() -> Element? {
             // Only its object holds a binding, so an unshared object means an unshared binding.
             let reusable = previous != nil && isKnownUniquelyReferenced(&previous!)
-            if reusable, keys == nil, let objectBinding = previous!._floeBinding {
+            if reusable, keys == nil, previous!._floeBinding != nil {
+                // Unowned: `previous` holds its binding.
+                unowned(unsafe) let objectBinding = previous!._floeBinding!
                 // The walk's common step: the object is re-pointed where it is kept.
                 guard rows.step() != nil else {
                     previous = nil
