@@ -192,6 +192,9 @@ struct ChangeLog {
     enum Entry {
         case insert(String, Int64)
         case write(String, Int64, Int)
+        /// A value written in place: the table by its slot in ``ChangeLog/tableNames`` (no
+        /// string retained per write), the key, the column.
+        case cell(Int, Int64, Int)
         /// A list, set or map's edits (nil: not described).
         case collection(String, Int64, Int, [CollectionEdit]?)
         case delete(String, Int64)
@@ -201,9 +204,33 @@ struct ChangeLog {
     }
 
     private(set) var entries: [Entry] = []
+    /// The table names ``Entry/cell(_:_:_:)`` entries refer to by index.
+    private(set) var tableNames: [String] = []
+    /// The slot last handed out: its table's index in the group, and the row layout count it
+    /// was handed out under (a structure change may rename or move tables).
+    private var lastSlot = (table: -1, layoutCount: -1, slot: -1)
 
     mutating func append(_ entry: Entry) {
         entries.append(entry)
+    }
+
+    /// The slot of table `table` while the layout count is still `layoutCount`, if one was handed out.
+    @inline(__always)
+    func slot(ofTable table: Int, layoutCount: Int) -> Int? {
+        lastSlot.table == table && lastSlot.layoutCount == layoutCount ? lastSlot.slot : nil
+    }
+
+    /// A slot naming `name`, remembered for table `table` under `layoutCount`.
+    mutating func addSlot(named name: String, table: Int, layoutCount: Int) -> Int {
+        let slot: Int
+        if let existing = tableNames.lastIndex(of: name) {
+            slot = existing
+        } else {
+            tableNames.append(name)
+            slot = tableNames.count - 1
+        }
+        lastSlot = (table, layoutCount, slot)
+        return slot
     }
 
     func changeSet() throws(FloeError) -> ChangeSet {
@@ -212,6 +239,7 @@ struct ChangeLog {
             switch entry {
             case .insert(let table, let key): changes.recordInsert(table: table, key: key)
             case .write(let table, let key, let column): changes.recordWrite(table: table, key: key, column: column)
+            case .cell(let slot, let key, let column): changes.recordWrite(table: tableNames[slot], key: key, column: column)
             case .collection(let table, let key, let column, let edits):
                 changes.recordCollectionEdits(table: table, key: key, column: column, edits: edits)
             case .delete(let table, let key): changes.recordDelete(table: table, key: key)

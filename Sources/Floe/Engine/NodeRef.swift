@@ -90,6 +90,14 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
         return bits == 0 ? nil : Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
+    /// The node if it is in memory, not retained: valid while this reference lives (a
+    /// resident node stays as long as its reference). For reads that hold the reference.
+    @inline(__always)
+    var unretainedResidentNode: Unmanaged<Node>? {
+        let bits = resident.load(ordering: .acquiring)
+        return bits == 0 ? nil : Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+    }
+
     var isDirty: Bool { residentNode?.isMutable ?? false }
 
     @inline(__always)

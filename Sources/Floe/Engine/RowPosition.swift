@@ -12,7 +12,7 @@ struct RowPosition {
     /// The ``GroupNode/serial`` of the version's root (a number, not a reference: copies of a
     /// position retain only its leaf).
     private let group: UInt64
-    private let mutationCount: Int
+    private var mutationCount: Int
     private let rowLayoutCount: Int
     /// The store's read epoch under which this row was found current (see ``ReadEpoch``).
     private(set) var epoch: UInt64
@@ -66,17 +66,52 @@ struct RowPosition {
         return true
     }
 
+    /// Becomes the row of object `key` when it sits in the same leaf; false otherwise.
+    mutating func moveInLeaf(toKey key: Int64) -> Bool {
+        let found = leaf.keys.withUnsafeBufferPointer { keys -> Int? in
+            guard let first = keys.first, let last = keys.last, first <= key, key <= last else { return nil }
+            var low = 0, high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low < keys.count && keys[low] == key ? low : nil
+        }
+        guard let found else { return false }
+        row = found
+        self.key = key
+        return true
+    }
+
+    /// ``moveInLeaf(to:)`` given the other row's parts: no position is built.
+    @inline(__always)
+    mutating func moveInLeaf(_ leaf: ClusterNode, row: Int, key: Int64, group: UInt64, mutationCount: Int, rowLayoutCount: Int,
+                             epoch: UInt64) -> Bool {
+        guard self.leaf === leaf, self.group == group, self.mutationCount == mutationCount,
+              self.rowLayoutCount == rowLayoutCount else { return false }
+        self.row = row
+        self.key = key
+        self.epoch = epoch
+        return true
+    }
+
+    /// Becomes the next row of its leaf when that row holds `key` and `transaction` owns the
+    /// leaf (``successor(holding:in:)`` in place: the leaf's reference count is not touched).
+    @inline(__always)
+    mutating func moveToSuccessor(holding key: Int64, in transaction: WriteTransaction) -> Bool {
+        guard group == transaction.group.serial, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable,
+              row + 1 < leaf.keys.count, leaf.keys[row + 1] == key else { return false }
+        row += 1
+        self.key = key
+        mutationCount = transaction.mutationCount
+        epoch = transaction.positionEpoch
+        return true
+    }
+
     /// The leaf and row when `transaction` owns the leaf and no row has moved since.
     func ownedLeaf(in transaction: WriteTransaction) -> (ClusterNode, Int)? {
         guard group == transaction.group.serial, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable else { return nil }
         return (leaf, row)
-    }
-
-    /// The next row of the same leaf when it holds `key` and `transaction` owns the leaf: a
-    /// walk in key order that writes as it goes stays in the leaves the writes copied.
-    func successor(holding key: Int64, in transaction: WriteTransaction) -> RowPosition? {
-        guard let (leaf, row) = ownedLeaf(in: transaction), row + 1 < leaf.keys.count, leaf.keys[row + 1] == key else { return nil }
-        return RowPosition(ownedLeaf: leaf, row: row + 1, in: transaction)
     }
 
     /// The value of one column of this row (collection columns: use the collection reads).
@@ -91,40 +126,72 @@ struct RowPosition {
     // type (not loaded yet, damaged, or another type): the caller then takes the checked
     // read, which loads, reports damage, or decodes through `Value`.
 
-    /// The column's storage when it is in memory and holds one value per row of the leaf.
+    /// ``word(ofColumn:type:)`` of a position read where it is stored (`inout`: not copied,
+    /// so its leaf is not retained).
     @inline(__always)
-    private func residentStorage(_ column: Int) -> ColumnNode? {
-        guard column >= 0, column < leaf.columns.count, let node = leaf.columns[column].residentNode,
-              node.storage.count == leaf.keys.count else { return nil }
-        return node
+    static func word(at position: inout RowPosition, ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
+        position.word(ofColumn: column, type: type)
+    }
+
+    /// ``string(ofColumn:)`` of a position read where it is stored.
+    @inline(__always)
+    static func string(at position: inout RowPosition, ofColumn column: Int) -> (string: String, isNull: Bool)? {
+        position.string(ofColumn: column)
     }
 
     /// A one-word value of `type` (int, bool, double, float, timestamp, link), with whether it is null.
     @inline(__always)
     func word(ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
-        guard let node = residentStorage(column), node.storage.type == type, node.storage.layout == .words else { return nil }
-        if let nulls = node.storage.nulls { return (node.storage.words[row], nulls[row]) }
-        return (node.storage.words[row], false)
+        // Nothing retained on the way: the position holds its leaf, the leaf its column
+        // references, and each reference its resident node.
+        let rows = leaf.keys.count
+        let row = row
+        return leaf.columns.withUnsafeBufferPointer { references -> (word: UInt64, isNull: Bool)? in
+            guard column >= 0, column < references.count, let resident = references[column].unretainedResidentNode else { return nil }
+            return resident._withUnsafeGuaranteedRef { node -> (word: UInt64, isNull: Bool)? in
+                guard node.storage.type == type, node.storage.layout == .words, node.storage.count == rows else { return nil }
+                let word = node.storage.words.withUnsafeBufferPointer { $0[row] }
+                guard node.storage.nulls != nil else { return (word, false) }
+                return (word, node.storage.nulls!.withUnsafeBufferPointer { $0[row] })
+            }
+        }
     }
 
     /// A string value, with whether it is null.
     @inline(__always)
     func string(ofColumn column: Int) -> (string: String, isNull: Bool)? {
-        guard let node = residentStorage(column), node.storage.layout == .strings else { return nil }
-        if let nulls = node.storage.nulls, nulls[row] { return ("", true) }
-        return (node.storage.strings[row], false)
+        // Unretained like ``word(ofColumn:type:)``; only the string itself is copied out.
+        let rows = leaf.keys.count
+        let row = row
+        return leaf.columns.withUnsafeBufferPointer { references -> (string: String, isNull: Bool)? in
+            guard column >= 0, column < references.count, let resident = references[column].unretainedResidentNode else { return nil }
+            return resident._withUnsafeGuaranteedRef { node -> (string: String, isNull: Bool)? in
+                guard node.storage.layout == .strings, node.storage.count == rows else { return nil }
+                if node.storage.nulls != nil, node.storage.nulls!.withUnsafeBufferPointer({ $0[row] }) { return ("", true) }
+                return (node.storage.strings.withUnsafeBufferPointer { $0[row] }, false)
+            }
+        }
     }
 }
 
 /// The rows of one table in key order, walked leaf by leaf without a descent per row.
+///
+/// ``step()`` moves to the next row without building a ``RowPosition`` (which retains its
+/// leaf): a walk that re-points one object moves that object's position within the leaf
+/// (``move(_:)``) and builds a position only when the walk enters another leaf.
 struct RowCursor {
     private let leaves: [ClusterNode]
     private let group: UInt64
     private let mutationCount: Int
     private let rowLayoutCount: Int
     private let epoch: UInt64
-    private var leafIndex = 0
-    private var row = 0
+    /// The leaf the cursor is in (nil before the first step and after the last).
+    private var leaf: ClusterNode?
+    /// `leaf`'s keys, held by the cursor so that a step loads one key.
+    private var keys: [Int64] = []
+    private var leafIndex = -1
+    /// The row `step()` answered last.
+    private(set) var row = -1
 
     fileprivate init(leaves: [ClusterNode], reader: any VersionReading) {
         self.leaves = leaves
@@ -135,18 +202,64 @@ struct RowCursor {
     }
 
     /// No rows at all.
-    static func empty(_ reader: any VersionReading) -> RowCursor { RowCursor(leaves: [], reader: reader) }
+    init() {
+        leaves = []
+        group = 0
+        mutationCount = 0
+        rowLayoutCount = 0
+        epoch = 0
+    }
+
+    /// No rows at all.
+    static func empty(_ reader: any VersionReading) -> RowCursor { RowCursor() }
+
+    /// Moves to the next row and answers its key, or nil after the last.
+    @inline(__always)
+    mutating func step() -> Int64? {
+        if row + 1 < keys.count {
+            row += 1
+            return keys[row]
+        }
+        return stepToNextLeaf()
+    }
+
+    private mutating func stepToNextLeaf() -> Int64? {
+        while leafIndex + 1 < leaves.count {
+            leafIndex += 1
+            keys = leaves[leafIndex].keys
+            if !keys.isEmpty {
+                leaf = leaves[leafIndex]
+                row = 0
+                return keys[0]
+            }
+        }
+        leaf = nil
+        keys = []
+        row = -1
+        return nil
+    }
+
+    /// The key of the row ``step()`` answered last (nil before the first step and after the last).
+    var key: Int64? { leaf == nil ? nil : keys[row] }
+
+    /// The position of the row ``step()`` answered last.
+    var position: RowPosition {
+        RowPosition(leaf: leaf!, row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount, epoch: epoch)
+    }
+
+    /// Moves `position` to the row ``step()`` answered last when `position` is a row of the
+    /// same leaf of the same version (no reference counting: the leaf stays); false otherwise.
+    @inline(__always)
+    func move(_ position: inout RowPosition) -> Bool {
+        guard let leaf else { return false }
+        return position.moveInLeaf(leaf, row: row, key: keys[row], group: group, mutationCount: mutationCount,
+                                   rowLayoutCount: rowLayoutCount, epoch: epoch)
+    }
 
     /// The next row's position, or nil after the last.
     mutating func next() -> RowPosition? {
-        while leafIndex < leaves.count && row >= leaves[leafIndex].keys.count {
-            leafIndex += 1
-            row = 0
-        }
-        guard leafIndex < leaves.count else { return nil }
-        defer { row += 1 }
-        return RowPosition(leaf: leaves[leafIndex], row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount,
-                           epoch: epoch)
+        guard step() != nil else { return nil }
+        return position
     }
 }
 

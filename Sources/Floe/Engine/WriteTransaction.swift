@@ -33,6 +33,9 @@
     /// What this transaction inserted, deleted and wrote, for change observers (appended per
     /// change, turned into a ``ChangeSet`` at commit only when someone observes).
     @exclusivity(unchecked) private(set) var changeLog = ChangeLog()
+    /// The column ``writeWordInPlace(_:isNull:type:inTable:column:at:)`` last found plain, and
+    /// the `rowLayoutCount` it was found under (a structure change moves it).
+    @exclusivity(unchecked) private var plainColumn = PlainColumn(table: -1, column: -1, type: .int, isNullable: false, layoutCount: -1)
 
     /// Rows found now are current until the store's epoch moves (only this writer moves it).
     public var positionEpoch: UInt64 { store.readEpoch.current }
@@ -295,24 +298,51 @@
     /// changed nothing, when any of that does not hold: the caller then takes ``setValue(_:in:key:column:at:)``.
     /// No descent, no `Value`, no copy of the column's spec; the change log and the mutation
     /// count are kept as by every write, and the read epoch stays (rows cached in the leaf read the word in place).
-    func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, in table: TableHandle, column: Int, at position: RowPosition) -> Bool {
-        guard isOpen, let (leaf, row) = position.ownedLeaf(in: self), table.index >= 0, table.index < group.tables.count,
-              let node = group.tables[table.index].residentNode, node.isMutable,
-              column >= 0, column < node.spec.columns.count, column < leaf.columns.count else { return false }
-        // Field by field: a copy of the whole spec would retain its strings.
-        let isNullable = node.spec.columns[column].isNullable
-        guard node.spec.columns[column].type == type, node.spec.columns[column].collection == .single,
-              !node.spec.columns[column].isIndexed, !node.spec.columns[column].isPrimaryKey,
-              type != .int || node.spec.columns[column].integerBits == 64, !isNull || isNullable,
-              let current = leaf.columns[column].residentNode, current.storage.layout == .words, current.storage.type == type,
-              current.storage.count == leaf.keys.count, (current.storage.nulls != nil) == isNullable,
-              let (columnRef, columnNode) = try? context.mutable(leaf.columns[column]) else { return false }
+    func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, inTable table: Int, column: Int, at position: inout RowPosition) -> Bool {
+        // `inout`: the caller's cached position is read where it is, not copied (a copy retains its leaf).
+        guard isOpen, let (leaf, row) = position.ownedLeaf(in: self), column >= 0, column < leaf.columns.count else { return false }
+        // The column's spec is checked once per column and layout: while no structure change
+        // (which moves `rowLayoutCount`) happens, the answer stays.
+        let isNullable: Bool
+        if plainColumn.table == table, plainColumn.column == column, plainColumn.type == type, plainColumn.layoutCount == rowLayoutCount {
+            isNullable = plainColumn.isNullable
+        } else {
+            guard let nullable = plainWordColumn(table: table, column: column, type: type) else { return false }
+            plainColumn = PlainColumn(table: table, column: column, type: type, isNullable: nullable, layoutCount: rowLayoutCount)
+            isNullable = nullable
+        }
+        guard !isNull || isNullable, let current = leaf.columns[column].residentNode, current.storage.layout == .words,
+              current.storage.type == type, current.storage.count == leaf.keys.count, (current.storage.nulls != nil) == isNullable
+        else { return false }
+        let columnNode: ColumnNode
+        if current.isMutable {
+            // Already this transaction's own: written in place, the leaf's reference stays.
+            columnNode = current
+        } else {
+            guard let (columnRef, copy) = try? context.mutable(leaf.columns[column]) else { return false }
+            leaf.columns[column] = columnRef
+            columnNode = copy
+        }
         mutationCount &+= 1
-        changeLog.append(.write(node.spec.name, position.key, column))
-        leaf.columns[column] = columnRef
+        let slot = changeLog.slot(ofTable: table, layoutCount: rowLayoutCount)
+            ?? changeLog.addSlot(named: group.tables[table].residentNode?.spec.name ?? "", table: table, layoutCount: rowLayoutCount)
+        changeLog.append(.cell(slot, position.key, column))
         columnNode.storage.words[row] = isNull ? 0 : word
         if isNullable { columnNode.storage.nulls![row] = isNull }
         return true
+    }
+
+    /// Whether `column` of table `table` takes a one-word value of `type` as it is (a plain,
+    /// full-width column of that type: not a key, not indexed, not a collection), and if so
+    /// whether it is nullable; nil when it does not.
+    private func plainWordColumn(table: Int, column: Int, type: ColumnType) -> Bool? {
+        guard table >= 0, table < group.tables.count, let node = group.tables[table].residentNode, node.isMutable,
+              column >= 0, column < node.spec.columns.count else { return nil }
+        // Field by field: a copy of the whole spec would retain its strings.
+        guard node.spec.columns[column].type == type, node.spec.columns[column].collection == .single,
+              !node.spec.columns[column].isIndexed, !node.spec.columns[column].isPrimaryKey,
+              type != .int || node.spec.columns[column].integerBits == 64 else { return nil }
+        return node.spec.columns[column].isNullable
     }
 
     private func setValue(_ value: Value, spec: ColumnSpec, node: TableNode, key: Int64, column: Int, leaf: ClusterNode, row: Int) throws(FloeError) {
@@ -689,4 +719,13 @@
         }
         return value
     }
+}
+
+/// A column checked to take one-word values in place (see ``WriteTransaction/writeWordInPlace(_:isNull:type:inTable:column:at:)``).
+struct PlainColumn {
+    let table: Int
+    let column: Int
+    let type: ColumnType
+    let isNullable: Bool
+    let layoutCount: Int
 }

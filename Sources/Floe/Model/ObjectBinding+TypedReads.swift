@@ -36,13 +36,6 @@ extension ObjectBinding {
         return nil
     }
 
-    /// A one-word value of `type` from the trusted row (nil: take the checked read).
-    @inline(__always)
-    private func trustedWord(_ column: Int, _ type: ColumnType) -> (word: UInt64, isNull: Bool)? {
-        guard stampIsCurrent else { return nil }
-        return cachedPosition?.word(ofColumn: column, type: type)
-    }
-
     @usableFromInline
     func readInt(column: Int) -> Int {
         if let (word, isNull) = trustedWord(column, .int) { return isNull ? 0 : Int(truncatingIfNeeded: Int64(bitPattern: word)) }
@@ -103,13 +96,13 @@ extension ObjectBinding {
 
     @usableFromInline
     func readString(column: Int) -> String {
-        if stampIsCurrent, let (string, _) = cachedPosition?.string(ofColumn: column) { return string }
+        if let (string, _) = trustedString(column) { return string }
         return String._floeDecode(read(column: column))
     }
 
     @usableFromInline
     func readOptionalString(column: Int) -> String? {
-        if stampIsCurrent, let (string, isNull) = cachedPosition?.string(ofColumn: column) { return isNull ? nil : string }
+        if let (string, isNull) = trustedString(column) { return isNull ? nil : string }
         return String?._floeDecode(read(column: column))
     }
 }
@@ -164,8 +157,7 @@ extension ObjectBinding {
     /// nothing was written, take the checked write.
     @inline(__always)
     private func writeInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int) -> Bool {
-        guard stampIsCurrent, let position = cachedPosition, let transaction = source.openTransaction else { return false }
-        return transaction.writeWordInPlace(word, isNull: isNull, type: type, in: tableBinding.table, column: column, at: position)
+        writeWordInPlace(word, isNull: isNull, type: type, column: column)
     }
 
     @usableFromInline

@@ -11,8 +11,16 @@ final class ObjectBinding {
     /// The value `epoch` had when `position` was last known to be the row reads see: while
     /// the epoch still shows it, a property read trusts the position without asking the source.
     @exclusivity(unchecked) private var stamp: UInt64 = .max
-    /// The source's read epoch (one that never moves, for frozen objects).
-    private let epoch: ReadEpoch
+    /// The source's read epoch (one that never moves, for frozen objects). Unowned: the
+    /// source this binding holds keeps it (a store's, or the static one that never moves),
+    /// and a read loads it without reference counting.
+    private unowned(unsafe) let epoch: ReadEpoch
+    /// The object the last typed link read of `linkColumn` answered. When nothing else holds
+    /// it any more, the next link read of that column re-points it at its target instead of
+    /// building an object per link; trusted while the read epoch still shows `linkStamp`.
+    @exclusivity(unchecked) private var linkTarget: ObjectBase?
+    @exclusivity(unchecked) private var linkColumn = -1
+    @exclusivity(unchecked) private var linkStamp: UInt64 = .max
 
     init(source: ObjectSource, tableBinding: TableBinding, key: Int64) {
         self.source = source
@@ -39,16 +47,93 @@ final class ObjectBinding {
         self.position = position
     }
 
-    /// ``repoint(to:)``, staying in the leaf `transaction` copied for this object's last write
-    /// when the next row is there (the cursor still holds the leaf from before the write).
-    func repoint(to position: RowPosition, in transaction: WriteTransaction?) {
-        if let transaction, let successor = self.position?.successor(holding: position.key, in: transaction) {
-            key = position.key
-            self.position = successor
-            stamp = successor.epoch
-            return
+    /// Makes this binding (whose object nothing else holds) stand for object `key` of the same
+    /// table: within its cached leaf when the row there is trusted and holds `key`, otherwise
+    /// found from the version's root. False, having changed nothing, when there is no such
+    /// object or it cannot be read (the caller takes the checked read, which reports why).
+    func repoint(toKey key: Int64) -> Bool {
+        if stampIsCurrent, position != nil {
+            if key == self.key { return true }
+            if position!.moveInLeaf(toKey: key) {
+                self.key = key
+                return true
+            }
         }
-        repoint(to: position)
+        let now = epoch.current
+        guard let reader = try? source.currentReader(), let found = try? reader.position(of: key, in: tableBinding.table) else { return false }
+        self.key = key
+        position = found
+        stamp = now
+        return true
+    }
+
+    /// The object the link in `column` points to, read through the trusted row: `.some(nil)`
+    /// for an empty link, nil when the checked read must answer instead (the row is not
+    /// trusted, the column is not in memory, the target cannot be found). Re-points the
+    /// object the previous link read answered when nothing else holds it.
+    @usableFromInline
+    func readLink(column: Int, as type: ObjectBase.Type) -> ObjectBase?? {
+        guard let (word, isNull) = trustedWord(column, .link) else { return nil }
+        if isNull { return .some(nil) }
+        let key = Int64(bitPattern: word)
+        let now = stamp
+        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget),
+           ObjectIdentifier(Swift.type(of: linkTarget!)) == ObjectIdentifier(type), linkTarget!._floeBinding != nil {
+            // Unowned: the target this binding holds holds its own binding.
+            unowned(unsafe) let binding = linkTarget!._floeBinding!
+            if binding.source === source, binding.repoint(toKey: key) { return linkTarget }
+        }
+        guard let object = source.linkedObject(type, key: key), object._floeBinding != nil else { return nil }
+        linkTarget = object
+        linkColumn = column
+        linkStamp = now
+        return object
+    }
+
+    /// ``repoint(to:in:)`` at the row `cursor` stepped to last: moved within the cached leaf
+    /// when that is the cursor's leaf, or to the next row of the leaf `transaction` copied for
+    /// this object's last write; a position is built only when neither holds.
+    @inline(__always)
+    func repoint(toRowOf cursor: borrowing RowCursor, in transaction: WriteTransaction?) {
+        if position != nil {
+            if cursor.move(&position!) {
+                key = position!.key
+                stamp = position!.epoch
+                return
+            }
+            if let transaction, let next = cursor.key, position!.moveToSuccessor(holding: next, in: transaction) {
+                key = next
+                stamp = position!.epoch
+                return
+            }
+        }
+        let found = cursor.position
+        key = found.key
+        position = found
+        stamp = found.epoch
+    }
+
+    /// A one-word value of `type` from the trusted row, read in place (nil: take the checked read).
+    @inline(__always)
+    func trustedWord(_ column: Int, _ type: ColumnType) -> (word: UInt64, isNull: Bool)? {
+        guard stampIsCurrent, position != nil else { return nil }
+        return RowPosition.word(at: &position!, ofColumn: column, type: type)
+    }
+
+    /// A string value from the trusted row, with whether it is null (nil: take the checked read).
+    @inline(__always)
+    func trustedString(_ column: Int) -> (string: String, isNull: Bool)? {
+        guard stampIsCurrent, position != nil else { return nil }
+        return RowPosition.string(at: &position!, ofColumn: column)
+    }
+
+    /// Writes one word into the trusted row in place when its leaf is the open write's own
+    /// (see ``WriteTransaction/writeWordInPlace(_:isNull:type:inTable:column:at:)``); false:
+    /// nothing was written.
+    @inline(__always)
+    func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int) -> Bool {
+        guard stampIsCurrent, position != nil, let transaction = source.openTransaction else { return false }
+        return transaction.writeWordInPlace(word, isNull: isNull, type: type, inTable: tableBinding.table.index, column: column, at: &position!)
     }
 
     /// Whether nothing has happened since the cached position was last confirmed that could

@@ -320,4 +320,15 @@ extension Optional: _Persistable where Wrapped: _Persistable {
         stored.value == .null && stored.object == nil ? nil : Wrapped._floeDecodeIfValid(stored)
     }
     public var _floeEncoded: _FloeValue { self?._floeEncoded ?? _FloeValue(.null) }
+
+    /// A to-one link (an optional model object) reads its target through the typed link
+    /// read; any other optional decodes the stored value.
+    @inlinable
+    public static func _floeRead(_ read: _FloeColumnRead) -> Wrapped? {
+        if let objectType = Wrapped.self as? ObjectBase.Type, let linked = read.binding.readLink(column: read.column, as: objectType) {
+            // The typed read answers an object of `objectType` itself (the class the link names).
+            return linked.map { unsafeBitCast($0, to: Wrapped.self) }
+        }
+        return _floeDecode(read.stored)
+    }
 }

@@ -85,7 +85,11 @@ public struct Persisted<Value: _Persistable> {
             // Only the column is read on the managed path: copying the whole field would copy
             // (and retain) its unmanaged value and options too.
             let column = object[keyPath: storageKeyPath].column
-            if column >= 0 { return object._floeBinding!.read(column: column, as: Value.self) }
+            if column >= 0 {
+                // Unowned: the object, which the caller holds, holds its binding for the read.
+                unowned(unsafe) let binding = object._floeBinding!
+                return binding.read(column: column, as: Value.self)
+            }
             if let value = object[keyPath: storageKeyPath].value { return value }
             let value = Value._floeDefault()
             object[keyPath: storageKeyPath].value = value
@@ -94,7 +98,8 @@ public struct Persisted<Value: _Persistable> {
         set {
             let column = object[keyPath: storageKeyPath].column
             if column >= 0 {
-                object._floeBinding!.write(newValue, column: column)
+                unowned(unsafe) let binding = object._floeBinding!
+                binding.write(newValue, column: column)
             } else {
                 object[keyPath: storageKeyPath].value = newValue
             }

@@ -79,7 +79,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     public struct Iterator: IteratorProtocol {
         let core: ObjectContext
         let binding: TableBinding?
-        var rows: RowCursor?
+        /// The rows walked (none for queried results, which walk `keys`).
+        var rows: RowCursor
         /// The object handed out last. When nothing else holds it any more (the loop body let
         /// it go), the next step re-points it at the next object instead of allocating one.
         var previous: Element?
@@ -94,14 +95,25 @@ public struct Results<Element: Object>: RandomAccessCollection {
         init(core: ObjectContext, binding: TableBinding?, rows: RowCursor?) {
             self.core = core
             self.binding = binding
-            self.rows = rows
+            self.rows = rows ?? RowCursor()
         }
 
         /// The next object of the results, or nil after the last.
         public mutating func next() -> Element? {
             // Only its object holds a binding, so an unshared object means an unshared binding.
-            let reusable = previous != nil && isKnownUniquelyReferenced(&previous!) ? previous : nil
-            previous = next(reusing: reusable)
+            let reusable = previous != nil && isKnownUniquelyReferenced(&previous!)
+            if reusable, keys == nil, previous!._floeBinding != nil {
+                // Unowned: `previous` holds its binding.
+                unowned(unsafe) let objectBinding = previous!._floeBinding!
+                // The walk's common step: the object is re-pointed where it is kept.
+                guard rows.step() != nil else {
+                    previous = nil
+                    return nil
+                }
+                objectBinding.repoint(toRowOf: rows, in: core.transaction)
+                return previous
+            }
+            previous = next(reusing: reusable ? previous : nil)
             return previous
         }
 
@@ -114,14 +126,13 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 defer { keyIndex += 1 }
                 return nextQueried(keys[keyIndex], binding: binding, reusing: reusable)
             }
-            guard let binding, rows != nil else { return nil }
-            guard let position = rows!.next() else { return nil }
+            guard let binding, let key = rows.step() else { return nil }
             if let reusable, let objectBinding = reusable._floeBinding {
-                objectBinding.repoint(to: position, in: core.transaction)
+                objectBinding.repoint(toRowOf: rows, in: core.transaction)
                 return reusable
             }
-            let object = core.materialize(Element.self, key: position.key, binding: binding)
-            object._floeBinding!.cachePosition(position)
+            let object = core.materialize(Element.self, key: key, binding: binding)
+            object._floeBinding!.cachePosition(rows.position)
             return object
         }
     }

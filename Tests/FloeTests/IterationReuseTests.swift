@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+@testable import Floe
+
+/// Iteration re-points one object per row, a to-one link read re-points the object the
+/// previous link read answered, and a write in place logs its change without naming the
+/// table per write. These tests pin what must not change under the caller: an object kept
+/// by the caller keeps its row, a kept link target keeps its object, a target that moved
+/// or was deleted is found again (or reads as nil), a rolled-back write is not seen, and
+/// observers hear of writes made in place under their class and property names.
+@Suite struct IterationReuseTests {
+    final class Owner: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var score = 0
+    }
+
+    final class Pet: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var age = 0
+        @Persisted var owner: Owner?
+    }
+
+    /// More pets and owners than one leaf holds, so walks and link targets cross leaves.
+    static let pets = 1_200
+    static let owners = 700
+
+    static func ownerID(of pet: Int) -> Int { (pet * 7919) % owners }
+
+    static func makeRealm() async throws -> Realm {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-\(UUID())"))
+        try await realm.write { realm in
+            for id in 0..<owners {
+                let owner = Owner()
+                owner.id = id
+                owner.name = "owner\(id)"
+                try realm.add(owner)
+            }
+            for id in 0..<pets {
+                let pet = Pet()
+                pet.id = id
+                pet.age = id % 20
+                // Every tenth pet has no owner: an empty link between full ones.
+                pet.owner = id % 10 == 9 ? nil : realm.object(ofType: Owner.self, forPrimaryKey: ownerID(of: id))
+                try realm.add(pet)
+            }
+        }
+        return realm
+    }
+
+    static func expectedName(ofPet id: Int) -> String? { id % 10 == 9 ? nil : "owner\(ownerID(of: id))" }
+
+    @Test func linkTargetsReadInAWalkAreEachTheirOwn() async throws {
+        let realm = try await Self.makeRealm()
+        let names = try await realm.read { realm in realm.objects(Pet.self).map { $0.owner?.name } }
+        #expect(names == (0..<Self.pets).map(Self.expectedName(ofPet:)))
+    }
+
+    @Test func linkTargetsTheCallerKeepsDoNotChangeUnderIt() async throws {
+        let realm = try await Self.makeRealm()
+        let (kept, later) = try await realm.read { realm in
+            var kept: [(Int, Owner)] = []
+            var later: [String?] = []
+            for pet in realm.objects(Pet.self) {
+                // Every third target is kept; the others are let go and may be re-pointed.
+                if pet.id % 3 == 0, let owner = pet.owner { kept.append((pet.id, owner)) }
+                later.append(pet.owner?.name)
+            }
+            return (kept.map { ($0.0, $0.1.id, $0.1.name) }, later)
+        }
+        #expect(kept.count > Self.pets / 4)
+        for (pet, ownerID, name) in kept {
+            #expect(ownerID == Self.ownerID(of: pet))
+            #expect(name == "owner\(Self.ownerID(of: pet))")
+        }
+        #expect(later == (0..<Self.pets).map(Self.expectedName(ofPet:)))
+    }
+
+    @Test func iterationObjectsTheCallerKeepsKeepTheirRowsInAWrite() async throws {
+        let realm = try await Self.makeRealm()
+        let kept = try await realm.write { realm in
+            var kept: [Pet] = []
+            for pet in realm.objects(Pet.self) {
+                pet.age += 100   // copies each leaf on its first write, then writes in place
+                if pet.id % 97 == 0 { kept.append(pet) }
+            }
+            return kept.map { "\($0.id):\($0.age):\($0.owner?.name ?? "-")" }
+        }
+        #expect(kept == stride(from: 0, to: Self.pets, by: 97).map { "\($0):\($0 % 20 + 100):\(Self.expectedName(ofPet: $0) ?? "-")" })
+    }
+
+    @Test func aLinkTargetMovedByInsertsIsFoundAgain() async throws {
+        let realm = try await Self.makeRealm()
+        let names = try await realm.write { realm in
+            var names: [String?] = []
+            let pets = realm.objects(Pet.self)
+            names.append(pets[0].owner?.name)   // the target of pet 0 is cached in its leaf
+            // Owners inserted in front split the owners' leaves: every target row moves.
+            for id in -900 ..< 0 {
+                let owner = Owner()
+                owner.id = id
+                owner.name = "new\(id)"
+                try realm.add(owner)
+            }
+            for pet in pets { names.append(pet.owner?.name) }
+            return names
+        }
+        #expect(names == [Self.expectedName(ofPet: 0)] + (0..<Self.pets).map(Self.expectedName(ofPet:)))
+    }
+
+    @Test func aDeletedLinkTargetReadsAsNilAndItsNeighboursStillRead() async throws {
+        let realm = try await Self.makeRealm()
+        let deleted = Self.ownerID(of: 1)
+        let names = try await realm.write { realm in
+            let pets = realm.objects(Pet.self)
+            _ = pets.map { $0.owner?.name }   // targets cached, leaf by leaf
+            try realm.delete(realm.object(ofType: Owner.self, forPrimaryKey: deleted)!)
+            return pets.map { $0.owner?.name }
+        }
+        #expect(names == (0..<Self.pets).map { Self.ownerID(of: $0) == deleted ? nil : Self.expectedName(ofPet: $0) })
+    }
+
+    @Test func aLinkTargetWrittenInTheLoopIsReadWithItsNewValue() async throws {
+        let realm = try await Self.makeRealm()
+        let scores = try await realm.write { realm in
+            var scores: [Int] = []
+            for pet in realm.objects(Pet.self) {
+                guard let owner = pet.owner else { continue }
+                owner.score += 1
+                scores.append(pet.owner!.score)
+            }
+            return scores
+        }
+        // Each owner's score counts the pets met so far that it owns.
+        var counts: [Int: Int] = [:]
+        var expected: [Int] = []
+        for id in 0..<Self.pets where Self.expectedName(ofPet: id) != nil {
+            counts[Self.ownerID(of: id), default: 0] += 1
+            expected.append(counts[Self.ownerID(of: id)]!)
+        }
+        #expect(scores == expected)
+    }
+
+    @Test func readsAfterARolledBackWriteSeeTheValuesBeforeIt() async throws {
+        struct Abandon: Error {}
+        let realm = try await Self.makeRealm()
+        let (before, after) = try await realm.read { realm in
+            let pet = realm.object(ofType: Pet.self, forPrimaryKey: 2)!
+            return (pet.age, pet.owner?.name)
+        }
+        await #expect(throws: Abandon.self) {
+            try await realm.write { realm in
+                for pet in realm.objects(Pet.self) {
+                    pet.age += 1
+                    pet.owner?.score += 1
+                    if pet.id % 5 == 0 { pet.owner = nil }
+                }
+                throw Abandon()
+            }
+        }
+        let read = try await realm.read { realm in
+            realm.objects(Pet.self).map { "\($0.age):\($0.owner?.name ?? "-"):\($0.owner?.score ?? -1)" }
+        }
+        #expect(read == (0..<Self.pets).map { "\($0 % 20):\(Self.expectedName(ofPet: $0) ?? "-"):\(Self.expectedName(ofPet: $0) == nil ? -1 : 0)" })
+        #expect(before == 2 && after == Self.expectedName(ofPet: 2))
+    }
+
+    @Test func writesInPlaceAreReportedUnderTheirClassAndProperty() async throws {
+        let realm = try await Self.makeRealm()
+        var petChanges = try await realm.read { realm in try realm.object(ofType: Pet.self, forPrimaryKey: 3)!.changes }.makeAsyncIterator()
+        var ownerChanges = try await realm.read { realm in
+            try realm.object(ofType: Owner.self, forPrimaryKey: Self.ownerID(of: 3))!.changes
+        }.makeAsyncIterator()
+        try await realm.write { realm in
+            let pet = realm.object(ofType: Pet.self, forPrimaryKey: 3)!
+            let owner = pet.owner!
+            pet.age = 50      // copies the pet's leaf
+            pet.age = 51      // in place
+            owner.score = 1   // copies the owner's leaf
+            owner.score = 2   // in place, another class
+            pet.age = 52      // in place, the first class again
+        }
+        guard case .change(let pet, let petProperties) = await petChanges.next() else { Issue.record("expected a change of the pet"); return }
+        #expect(pet.age == 52)
+        #expect(petProperties.map(\.name) == ["age"])
+        guard case .change(let owner, let ownerProperties) = await ownerChanges.next() else { Issue.record("expected a change of the owner"); return }
+        #expect(owner.score == 2)
+        #expect(ownerProperties.map(\.name) == ["score"])
+    }
+}
