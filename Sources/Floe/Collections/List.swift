@@ -130,6 +130,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         if nested != nil || parent == nil { return (0..<count).map { self[$0] }.makeIterator() }
         let parent = parent!
         do {
+            if let elements = try typedElements(parent) { return elements.makeIterator() }
             let values = try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
             return values.map { Element._floeDecode(.read($0, parent: parent, column: nil)) }.makeIterator()
         } catch {

@@ -10,7 +10,9 @@ extension ObjectContext {
             if owns(object) { return }
             throw .objectNotInRealm(className: type(of: object).className(), detail: "is managed by another realm; use create(_:value:) to copy it")
         }
-        let schema = try SchemaDiscovery.schema(for: type(of: object))
+        // The class's binding, cached by the context, answers without the schema registry's lock.
+        let schema: ObjectSchemaInfo
+        if let binding = try tableBinding(for: type(of: object)) { schema = binding.schema } else { schema = try SchemaDiscovery.schema(for: type(of: object)) }
         switch schema.kind {
         case .embedded:
             throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be added directly; assign them to a parent's property")
@@ -26,10 +28,11 @@ extension ObjectContext {
     /// attached before its links are followed, so a graph that links back to it finds it managed.
     func insert(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) -> Int64 {
         let type = Swift.type(of: object)
-        let schema = try SchemaDiscovery.schema(for: type)
-        if objectsBeingCopied.contains(ObjectIdentifier(object)) { throw .cyclicValue(className: schema.className) }
+        if !objectsBeingCopied.isEmpty, objectsBeingCopied.contains(ObjectIdentifier(object)) {
+            throw .cyclicValue(className: try SchemaDiscovery.schema(for: type).className)
+        }
         let binding = try ensureTable(for: type)
-        let values = schema.accessors.map { $0.unmanagedValue(object) }
+        let values = binding.schema.accessors.map { $0.unmanagedValue(object) }
         let key = try store(values, binding: binding, update: update)
         attach(object, key: key, binding: binding)
         try storeLinks(values, binding: binding, key: key, update: update)
