@@ -120,7 +120,13 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
             for element in elements { append(element) }
             return
         }
-        let encoded = elements.map(\._floeEncoded)
+        if Element.self is any ListLeafReadable.Type {
+            // Scalars are stored as they encode: nothing to resolve per element.
+            let values = elements.map { $0._floeEncoded.value }
+            ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(storedValues: values) }
+            return
+        }
+        let encoded = elements.map { $0._floeEncoded }
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(contentsOf: encoded) }
     }
 
