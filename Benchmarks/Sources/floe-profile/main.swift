@@ -3,7 +3,7 @@ import Foundation
 
 // A small program that does one object-API workload on a fresh realm, for instruction
 // profiles: `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredW3*'
-// .build/release/floe-profile W3` (W1: `'*measuredAdd*'`). Only the workload's function is
+// .build/release/floe-profile W3` (W1: `'*measuredAdd*'`, C1: `'*measuredAppend*'`). Only the workload's function is
 // counted, so building the data set stays out of the profile. No GRDB: Floe alone.
 
 final class ProfileDog: Object {
@@ -44,7 +44,7 @@ struct ProfileFailure: Error, CustomStringConvertible {
 
 let count = 100_000
 let arguments = CommandLine.arguments.dropFirst()
-let workloads = arguments.isEmpty ? ["W1", "W3", "W4", "W6", "C2", "C3"] : Array(arguments)
+let workloads = arguments.isEmpty ? ["W1", "W3", "W4", "W6", "W7", "C1", "C2", "C3"] : Array(arguments)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("floe-profile-\(getpid())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
@@ -75,6 +75,14 @@ func elapsed(_ label: String, _ body: () async throws -> Void) async rethrows {
 
 @inline(never) func measuredAdd(_ realm: borrowing Realm.Transaction, _ dogs: [ProfileDog]) throws {
     for dog in dogs { try realm.add(dog) }
+}
+
+@inline(never) func measuredW7(_ realm: borrowing Realm.Transaction) throws {
+    try realm.delete(realm.objects(ProfileDog.self))
+}
+
+@inline(never) func measuredAppend(_ list: List<Int>, _ values: [Int]) {
+    list.append(objectsIn: values)
 }
 
 // The `measured…` functions are synchronous and run inside the realm's read or write, so a
@@ -136,6 +144,25 @@ for workload in workloads {
             let sum = try await readW3(realm)
             guard sum == expected + count else { throw ProfileFailure(description: "W6 left a sum of \(sum), expected \(expected + count)") }
         }
+    case "W7":
+        let realm = try await openRealm("w7.realm")
+        _ = try await measuredW1(realm, count: count)
+        try await elapsed("W7 delete(objects) of 100k") { try await realm.write { realm in try measuredW7(realm) } }
+        let left = try await realm.read { realm in realm.objects(ProfileDog.self).count }
+        guard left == 0 else { throw ProfileFailure(description: "W7 left \(left) dogs") }
+    case "C1":
+        let realm = try await openRealm("c1.realm")
+        try await realm.write { realm in
+            let owner = ProfileNumbers()
+            owner.id = 0
+            try realm.add(owner)
+        }
+        let values = (0..<1_000_000).map { ($0 * 7919) % 1_000_003 }
+        try await elapsed("C1 append 1M ints to a list") {
+            try await realm.write { realm in measuredAppend(realm.object(ofType: ProfileNumbers.self, forPrimaryKey: 0)!.numbers, values) }
+        }
+        let counted = try await realm.read { realm in realm.object(ofType: ProfileNumbers.self, forPrimaryKey: 0)!.numbers.count }
+        guard counted == 1_000_000 else { throw ProfileFailure(description: "C1 stored \(counted) elements") }
     case "C2":
         let realm = try await openRealm("c2.realm")
         try await realm.write { realm in
@@ -173,7 +200,7 @@ for workload in workloads {
             guard length == expected else { throw ProfileFailure(description: "C3 read \(length) bytes of names, expected \(expected)") }
         }
     default:
-        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 C2 C3")
+        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 W7 C1 C2 C3")
     }
 }
 }

@@ -120,7 +120,13 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
             for element in elements { append(element) }
             return
         }
-        let encoded = elements.map(\._floeEncoded)
+        if Element.self is any ListLeafReadable.Type {
+            // Scalars are stored as they encode: nothing to resolve per element.
+            let values = elements.map { $0._floeEncoded.value }
+            ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(storedValues: values) }
+            return
+        }
+        let encoded = elements.map { $0._floeEncoded }
         ManagedCollection.change(parent, column) { editor throws(FloeError) in try editor.append(contentsOf: encoded) }
     }
 
@@ -130,6 +136,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         if nested != nil || parent == nil { return (0..<count).map { self[$0] }.makeIterator() }
         let parent = parent!
         do {
+            if let elements = try typedElements(parent) { return elements.makeIterator() }
             let values = try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
             return values.map { Element._floeDecode(.read($0, parent: parent, column: nil)) }.makeIterator()
         } catch {

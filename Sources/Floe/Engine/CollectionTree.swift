@@ -133,6 +133,47 @@ enum CollectionTree {
         return siblingNode
     }
 
+    /// Appends `values` (already checked) at the end of a list; returns the new root. The
+    /// values fill the last leaf in runs: one descent along the rightmost path per leaf
+    /// filled, not one per element. When the last leaf is full, one insert at the end splits
+    /// off a new last leaf, which the next run fills.
+    static func append(contentsOf values: [Value], into root: NodeRef<CollectionNode>?,
+                       elementType: ColumnType, nullable: Bool, context: WriteContext) throws(FloeError) -> NodeRef<CollectionNode>? {
+        var root = root
+        var next = 0
+        var path: [CollectionNode] = []
+        while next < values.count {
+            guard let current = root else {
+                root = try insert(values[next], key: nil, at: 0, into: nil, elementType: elementType, nullable: nullable, context: context)
+                next += 1
+                continue
+            }
+            let (rootRef, rootNode) = try context.mutable(current)
+            root = rootRef
+            path.removeAll(keepingCapacity: true)
+            var node = rootNode
+            while !node.isLeaf {
+                path.append(node)
+                let last = node.children.count - 1
+                let (childRef, child) = try context.mutable(node.children[last])
+                node.children[last] = childRef
+                node = child
+            }
+            let room = leafCapacity - node.elements.count
+            guard room > 0 else {
+                root = try insert(values[next], key: nil, at: rootNode.elementCount, into: rootRef,
+                                  elementType: elementType, nullable: nullable, context: context)
+                next += 1
+                continue
+            }
+            let run = min(room, values.count - next)
+            for index in next..<(next + run) { node.elements.append(values[index]) }
+            for inner in path { inner.counts[inner.counts.count - 1] += run }
+            next += run
+        }
+        return root
+    }
+
     /// Replaces the element at `position`; returns the new root.
     static func set(_ value: Value, at position: Int, in root: NodeRef<CollectionNode>, context: WriteContext) throws(FloeError) -> NodeRef<CollectionNode> {
         let (rootRef, leaf, slot) = try mutableLeaf(for: position, root: root, context: context)

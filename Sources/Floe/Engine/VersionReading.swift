@@ -228,6 +228,13 @@
         try CollectionTree.allElements(collectionRoot(table, key, column))
     }
 
+    /// Visits the element storage of every leaf of an object's list, set or map, in order;
+    /// `body` returns false to stop. One descent to the object, none per element.
+    func forEachCollectionLeaf(in table: TableHandle, key: Int64, column: Int,
+                               _ body: (ColumnStorage) -> Bool) throws(FloeError) {
+        try CollectionTree.forEachLeaf(in: collectionRoot(table, key, column)) { leaf in body(leaf.elements) }
+    }
+
     /// The element at `position` of an object's list, set or map.
     public func collectionElement(in table: TableHandle, key: Int64, column: Int, at position: Int) throws(FloeError) -> Value {
         let root = try collectionRoot(table, key, column)

@@ -37,6 +37,21 @@
     /// the `rowLayoutCount` it was found under (a structure change moves it).
     @exclusivity(unchecked) private var plainColumn = PlainColumn(table: -1, column: -1, type: .int, isNullable: false, layoutCount: -1)
 
+    /// Where the last insert into a table went, when it went at the table's end: the rightmost
+    /// leaf and the inner nodes above it, all owned by this transaction. Valid while nothing
+    /// but inserts at the end has changed the row layout since (``rowLayoutCount``): the next
+    /// insert of a larger key appends to the leaf in place, without a descent from the root.
+    private struct AppendCursor {
+        let table: TableNode
+        let root: NodeRef<ClusterNode>
+        let leaf: ClusterNode
+        /// The inner nodes from the root down to the leaf's parent; the leaf is each one's last child.
+        let path: [ClusterNode]
+        /// ``rowLayoutCount`` right after the insert that left the cursor.
+        let rowLayout: Int
+    }
+    @exclusivity(unchecked) private var appendCursor: AppendCursor?
+
     /// Rows found now are current until the store's epoch moves (only this writer moves it).
     public var positionEpoch: UInt64 { store.readEpoch.current }
 
@@ -248,7 +263,7 @@
                 throw .duplicatePrimaryKey(table: node.spec.name, column: columns[index].name, value: row[index].debugText)
             }
         }
-        node.root = try ClusterTree.insert(key: key, row: row, table: node.spec, into: node.root, context: context)
+        try insertRow(key: key, row: row, into: node)
         node.count += 1
         changeLog.append(.insert(node.spec.name, key))
         if key >= node.nextKey { node.nextKey = key == .max ? .max : key + 1 }
@@ -260,6 +275,42 @@
                 node.indexRoots[index] = try SearchIndex.insert(key, for: .int(target), into: node.indexRoots[index], context: context)
             }
         }
+    }
+
+    /// Puts the checked row into the table's tree: appended to the rightmost leaf when the
+    /// append cursor is still valid and the key is above every key of the table (inserts in
+    /// key order fill the last leaf in runs), otherwise by a descent from the root.
+    private func insertRow(key: Int64, row: [Value], into node: TableNode) throws(FloeError) {
+        // `mutableTable` has just counted this insert: a cursor left by the previous insert is
+        // one behind, and anything else that moved rows in between leaves it further behind.
+        if let cursor = appendCursor, cursor.table === node, cursor.rowLayout == rowLayoutCount &- 1,
+           let root = node.root, root === cursor.root, key >= node.nextKey,
+           let last = cursor.leaf.keys.last, key > last, cursor.leaf.keys.count < ClusterTree.leafCapacity,
+           cursor.leaf.columns.count == row.count {
+            let leaf = cursor.leaf
+            leaf.keys.append(key)
+            for column in leaf.columns.indices {
+                let (ref, columnNode) = try context.mutable(leaf.columns[column])
+                if ref !== leaf.columns[column] { leaf.columns[column] = ref }
+                columnNode.storage.append(row[column])
+            }
+            for inner in cursor.path { inner.counts[inner.counts.count - 1] += 1 }
+            appendCursor = AppendCursor(table: node, root: root, leaf: leaf, path: cursor.path, rowLayout: rowLayoutCount)
+            return
+        }
+        let appending = key >= node.nextKey
+        appendCursor = nil
+        node.root = try ClusterTree.insert(key: key, row: row, table: node.spec, into: node.root, context: context)
+        guard appending, let root = node.root else { return }
+        // The path just copied for a key above every other is the rightmost one: keep it.
+        var path: [ClusterNode] = []
+        var current = root.residentNode
+        while let inner = current, inner.isMutable, !inner.isLeaf {
+            path.append(inner)
+            current = inner.children.last?.residentNode
+        }
+        guard let leaf = current, leaf.isMutable, leaf.isLeaf, leaf.keys.last == key else { return }
+        appendCursor = AppendCursor(table: node, root: root, leaf: leaf, path: path, rowLayout: rowLayoutCount)
     }
 
     /// Sets one column of one object.
@@ -458,16 +509,13 @@
     public func listAppend(contentsOf values: [Value], in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         guard !values.isEmpty else { return }
         try updateCollection(table, key, column, expecting: .list) { spec, tableName, root, edits throws(FloeError) in
-            var root = root
-            var count = try CollectionTree.count(root)
+            let count = try CollectionTree.count(root)
+            var checkedValues: [Value] = []
+            checkedValues.reserveCapacity(values.count)
+            for value in values { checkedValues.append(try checked(value, for: spec, in: tableName)) }
             edits?.append(.insert(at: count, count: values.count))
-            for value in values {
-                let value = try checked(value, for: spec, in: tableName)
-                root = try CollectionTree.insert(value, key: nil, at: count, into: root, elementType: spec.type,
-                                                 nullable: spec.isNullable, context: context)
-                count += 1
-            }
-            return root
+            return try CollectionTree.append(contentsOf: checkedValues, into: root, elementType: spec.type,
+                                             nullable: spec.isNullable, context: context)
         }
         try adjustBacklinks(table, origin: key, column: column, added: values)
     }

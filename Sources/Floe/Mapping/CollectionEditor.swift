@@ -33,6 +33,10 @@ struct CollectionEditor: CollectionEditing {
         try transaction.listAppend(contentsOf: values, in: table, key: key, column: column)
     }
 
+    func append(storedValues values: [Value]) throws(FloeError) {
+        try transaction.listAppend(contentsOf: values, in: table, key: key, column: column)
+    }
+
     func set(_ element: _FloeValue, at position: Int) throws(FloeError) {
         let old = try transaction.collectionElement(in: table, key: key, column: column, at: position)
         let value = try stored(element)

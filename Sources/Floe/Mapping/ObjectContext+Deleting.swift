@@ -84,6 +84,30 @@ extension ObjectContext {
         }
     }
 
+    /// Deletes every object of class `type` at once, without visiting each row, when that
+    /// changes nothing else: no class links to it (a link column aimed at it, or a mixed
+    /// property that could hold a link to it, in a table with objects), and it owns no
+    /// embedded objects. Answers false, having changed nothing, when any of that does not
+    /// hold; the caller then deletes object by object.
+    func deleteEveryObjectAtOnce(of type: ObjectBase.Type) throws(FloeError) -> Bool {
+        let transaction = try requireWrite()
+        guard let binding = try tableBinding(for: type), binding.schema.kind == .topLevel else { return false }
+        for property in binding.schema.properties {
+            if let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded { return false }
+        }
+        let name = binding.table.name
+        for other in try transaction.tableNames() {
+            let table = try transaction.table(named: other)
+            let spec = try transaction.spec(of: table)
+            for column in spec.columns {
+                if column.type == .link && column.linkTarget == name { return false }
+                if column.type == .mixed, try transaction.objectCount(in: table) > 0 { return false }
+            }
+        }
+        try transaction.removeAllObjects(from: binding.table)
+        return true
+    }
+
     /// Deletes every object of every model table.
     func deleteAll() throws(FloeError) {
         let transaction = try requireWrite()

@@ -10,7 +10,9 @@ extension ObjectContext {
             if owns(object) { return }
             throw .objectNotInRealm(className: type(of: object).className(), detail: "is managed by another realm; use create(_:value:) to copy it")
         }
-        let schema = try SchemaDiscovery.schema(for: type(of: object))
+        // The class's binding, cached by the context, answers without the schema registry's lock.
+        let schema: ObjectSchemaInfo
+        if let binding = try tableBinding(for: type(of: object)) { schema = binding.schema } else { schema = try SchemaDiscovery.schema(for: type(of: object)) }
         switch schema.kind {
         case .embedded:
             throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be added directly; assign them to a parent's property")
@@ -26,10 +28,11 @@ extension ObjectContext {
     /// attached before its links are followed, so a graph that links back to it finds it managed.
     func insert(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) -> Int64 {
         let type = Swift.type(of: object)
-        let schema = try SchemaDiscovery.schema(for: type)
-        if objectsBeingCopied.contains(ObjectIdentifier(object)) { throw .cyclicValue(className: schema.className) }
+        if !objectsBeingCopied.isEmpty, objectsBeingCopied.contains(ObjectIdentifier(object)) {
+            throw .cyclicValue(className: try SchemaDiscovery.schema(for: type).className)
+        }
         let binding = try ensureTable(for: type)
-        let values = schema.accessors.map { $0.unmanagedValue(object) }
+        let values = binding.schema.accessors.map { $0.unmanagedValue(object) }
         let key = try store(values, binding: binding, update: update)
         attach(object, key: key, binding: binding)
         try storeLinks(values, binding: binding, key: key, update: update)
@@ -83,6 +86,8 @@ extension ObjectContext {
     private func store(_ values: [_FloeValue], binding: TableBinding, update: ExistingObjectPolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {
         let isLink = binding.isStoredAfterRow
         let scalars = values.enumerated().map { index, value in isLink[index] ? .null : value.value }
+        // A plain insert reads the mask only for its primary key, which is always given.
+        if given == nil && update == .error { return try upsert(values: scalars, binding: binding, update: update, given: nil) }
         let mask: [Value?] = values.indices.map { index in
             if isLink[index] { return nil }
             if let given { return given[index] == nil ? nil : scalars[index] }
@@ -93,14 +98,21 @@ extension ObjectContext {
 
     /// Phase two: each link, adding or creating what it points at, and each collection.
     private func storeLinks(_ values: [_FloeValue], binding: TableBinding, key: Int64, update: ExistingObjectPolicy, given: [_FloeValue?]? = nil) throws(FloeError) {
-        for (index, property) in binding.schema.properties.enumerated() where property.type.collection != .single && !property.isComputed {
+        // Only the properties stored after the row (links, mixed values, collections) have
+        // anything to do here: most classes have none, and no property is copied for them.
+        let isStoredAfterRow = binding.isStoredAfterRow
+        guard isStoredAfterRow.contains(true) else { return }
+        for index in isStoredAfterRow.indices where isStoredAfterRow[index] {
+            let property = binding.schema.properties[index]
+            guard property.type.collection != .single && !property.isComputed else { continue }
             guard let elements = values[index].elements, given == nil || given?[index] != nil else { continue }
             let row = ObjectBinding(source: self, tableBinding: binding, key: key)
             try replaceElements(of: row, column: binding.columnOfProperty[index], kind: property.type.collection,
                                 with: elements, keys: values[index].keys, update: update)
         }
-        for (index, property) in binding.schema.properties.enumerated()
-        where (property.type.columnType == .link || property.type.columnType == .mixed) && property.type.collection == .single {
+        for index in isStoredAfterRow.indices where isStoredAfterRow[index] {
+            let property = binding.schema.properties[index]
+            guard (property.type.columnType == .link || property.type.columnType == .mixed) && property.type.collection == .single else { continue }
             if let given, given[index] == nil, values[index].object == nil, values[index].valueToCreate == nil { continue }
             let column = binding.columnOfProperty[index]
             // `.modified` and an embedded object equal to the one there: the one there stays.

@@ -280,7 +280,8 @@ final class ObjectContext: ObjectSource {
 
     /// A managed instance of the object `key` of `binding`'s class.
     func materialize<T: ObjectBase>(_ type: T.Type, key: Int64, binding: TableBinding) -> T {
-        let object = (binding.schema.type as! T.Type).init()
+        // The binding's class is usually `type` itself: then no dynamic cast of the metatype.
+        let object = binding.schema.type == type ? type.init() : (binding.schema.type as! T.Type).init()
         attach(object, key: key, binding: binding)
         return object
     }

@@ -9,6 +9,9 @@ protocol CollectionEditing {
     func insert(_ element: _FloeValue, at position: Int) throws(FloeError)
     func append(_ element: _FloeValue) throws(FloeError)
     func append(contentsOf elements: [_FloeValue]) throws(FloeError)
+    /// Appends values already in stored form that need no resolving (scalars: no objects, no
+    /// nested collections), in one pass over the list's last leaves.
+    func append(storedValues values: [Value]) throws(FloeError)
     func set(_ element: _FloeValue, at position: Int) throws(FloeError)
     func remove(at position: Int) throws(FloeError)
     func removeAll() throws(FloeError)

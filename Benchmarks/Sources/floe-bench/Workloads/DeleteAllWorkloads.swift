@@ -1,7 +1,8 @@
 import Floe
 import GRDB
 
-/// W7: delete all 100,000 dogs in one write: Floe `deleteAll()`, GRDB `DogRecord.deleteAll`.
+/// W7: delete all 100,000 dogs in one write: Floe `deleteAll()`, and again
+/// `delete(realm.objects(RealmDog.self))`; GRDB `DogRecord.deleteAll`.
 ///
 /// Each round deletes from fresh copies of the shared files, opened and counted first (not
 /// timed), and checks that nothing is left.
@@ -9,16 +10,27 @@ enum DeleteAllWorkloads {
     static let rounds = 5
 
     static func run(fixtures: Fixtures, reporter: Reporter) async throws {
+        try await run(fixtures: fixtures, reporter: reporter, label: "W7 delete all 100k dogs (Floe .full)", name: "delete") { realm in
+            try realm.deleteAll()
+        }
+        try await run(fixtures: fixtures, reporter: reporter,
+                      label: "W7 same, `delete(realm.objects(RealmDog.self))`", name: "delete-results") { realm in
+            try realm.delete(realm.objects(RealmDog.self))
+        }
+    }
+
+    private static func run(fixtures: Fixtures, reporter: Reporter, label: String, name: String,
+                            delete: @escaping @Sendable (borrowing Realm.Transaction) throws -> Void) async throws {
         let count = Fixtures.dogCount
         let scratch = fixtures.scratch
         // Copies are made up front, one pair per round, so the rounds' copying does not
         // sit between a measurement and the next.
         var copies: [(floe: String, grdb: String)] = []
-        for round in 0..<rounds { copies.append(try await fixtures.copyOfDogFiles(suffix: "delete-\(round)")) }
+        for round in 0..<rounds { copies.append(try await fixtures.copyOfDogFiles(suffix: "\(name)-\(round)")) }
         defer {
             for round in 0..<rounds {
-                scratch.remove("dogs-delete-\(round).floe")
-                scratch.remove("dogs-delete-\(round).sqlite")
+                scratch.remove("dogs-\(name)-\(round).floe")
+                scratch.remove("dogs-\(name)-\(round).sqlite")
             }
         }
         var floeRound = 0
@@ -30,7 +42,7 @@ enum DeleteAllWorkloads {
             let before = try await RealmDogs.count(in: realm)
             guard before == count else { throw BenchmarkFailure("the realm copy holds \(before) dogs") }
             let elapsed = try await Clocks.wallTime {
-                try await realm.write { realm in try realm.deleteAll() }
+                try await realm.write { realm in try delete(realm) }
             }
             let after = try await RealmDogs.count(in: realm)
             guard after == 0 else { throw BenchmarkFailure("Floe holds \(after) dogs after deleteAll") }
@@ -49,7 +61,7 @@ enum DeleteAllWorkloads {
             return elapsed
         })
         reporter.add(ReportLine(
-            workload: "W7 delete all 100k dogs (Floe .full)",
+            workload: label,
             floe: Format.duration(nanoseconds: floe.median),
             peer: Format.duration(nanoseconds: peer.median),
             ratio: Format.speedup(floe: floe.median, peer: peer.median),
