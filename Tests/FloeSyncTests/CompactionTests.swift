@@ -78,7 +78,7 @@ import FloeSync
         return acknowledged
     }
 
-    @Test(.timeLimit(.minutes(1))) func automaticCompactionKeepsWhatTheServerHasNotAcknowledged() async throws {
+    @Test(.timeLimit(.minutes(3))) func automaticCompactionKeepsWhatTheServerHasNotAcknowledged() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
         let configuration = scratch.configuration("automatic")
@@ -104,7 +104,7 @@ import FloeSync
         await client.stop()
     }
 
-    @Test(.timeLimit(.minutes(1))) func compactionOnLaunchKeepsWhatTheServerHasNotAcknowledged() async throws {
+    @Test(.timeLimit(.minutes(3))) func compactionOnLaunchKeepsWhatTheServerHasNotAcknowledged() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
         let configuration = scratch.configuration("launch")

@@ -104,7 +104,7 @@ private func customers(of realm: Realm) async throws -> [SyncObjectID: [String: 
         try schema.validate(good)
     }
 
-    @Test(.timeLimit(.minutes(1))) func embeddedObjectsConvergeInsideTheirOwner() async throws {
+    @Test(.timeLimit(.minutes(3))) func embeddedObjectsConvergeInsideTheirOwner() async throws {
         let scratch = try Scratch()
         let (a, b, server, clientA, clientB) = try await pair(scratch)
 
@@ -193,7 +193,7 @@ final class Note: Object {
 
 /// `propertiesMapping()` renames: the persisted name is what travels, and applying maps it back.
 @Suite struct RenamedPropertySyncTests {
-    @Test(.timeLimit(.minutes(1))) func persistedNamesTravelAndApply() async throws {
+    @Test(.timeLimit(.minutes(3))) func persistedNamesTravelAndApply() async throws {
         let scratch = try Scratch()
         func configuration(_ name: String) -> Realm.Configuration {
             var configuration = Realm.Configuration(fileURL: scratch.directory.appendingPathComponent("\(name).floe"))
@@ -251,7 +251,7 @@ private func describe(_ value: AnyRealmValue) -> String {
 }
 
 @Suite struct MixedSyncTests {
-    @Test(.timeLimit(.minutes(1))) func mixedValuesApplyAsTheirKinds() async throws {
+    @Test(.timeLimit(.minutes(3))) func mixedValuesApplyAsTheirKinds() async throws {
         let scratch = try Scratch()
         func configuration(_ name: String) -> Realm.Configuration {
             var configuration = Realm.Configuration(fileURL: scratch.directory.appendingPathComponent("\(name).floe"))
