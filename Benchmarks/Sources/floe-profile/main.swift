@@ -33,6 +33,11 @@ final class ProfileLinkedDog: Object {
     @Persisted var owner: ProfilePerson?
 }
 
+final class ProfileDogList: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var dogs: List<ProfileDog>
+}
+
 final class ProfileNumbers: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var numbers: List<Int>
@@ -51,7 +56,7 @@ defer { try? FileManager.default.removeItem(at: directory) }
 
 func openRealm(_ name: String) async throws -> Realm {
     try await Realm(configuration: Realm.Configuration(
-        fileURL: directory.appendingPathComponent(name), objectTypes: [ProfileDog.self, ProfilePerson.self, ProfileLinkedDog.self, ProfileNumbers.self],
+        fileURL: directory.appendingPathComponent(name), objectTypes: [ProfileDog.self, ProfilePerson.self, ProfileLinkedDog.self, ProfileNumbers.self, ProfileDogList.self],
         durability: .none))
 }
 
@@ -104,6 +109,26 @@ func elapsed(_ label: String, _ body: () async throws -> Void) async rethrows {
     var length = 0
     for dog in realm.objects(ProfileLinkedDog.self) { length += dog.owner?.name.utf8.count ?? 0 }
     return length
+}
+
+/// N2S's writes: `changed` dogs spread over the table take an age of at least 50 and a new
+/// weight, so they enter `filter("age >= 50").sorted(byKeyPath: "weight")` or move in it.
+func moveDogs(_ realm: borrowing Realm.Transaction, changed: Int, round: Int) {
+    let stride = count / changed
+    for index in 0..<changed {
+        let dog = realm.object(ofType: ProfileDog.self, forPrimaryKey: 3 + index * stride)!
+        dog.age = 50 + (round + index) % 50
+        dog.weight = Double((round * 7 + index * 13) % 500) / 10 + 1
+    }
+}
+
+/// N2L's writes: 1% of the list's positions, each replaced by another dog.
+func replaceDogs(_ realm: borrowing Realm.Transaction, round: Int) {
+    let owner = realm.object(ofType: ProfileDogList.self, forPrimaryKey: 0)!
+    for index in 0..<(count / 100) {
+        let position = (index * 100 + round) % count
+        owner.dogs[position] = realm.object(ofType: ProfileDog.self, forPrimaryKey: (position + round + 1) % count)!
+    }
 }
 
 func readW3(_ realm: Realm) async throws -> Int { try await realm.read { realm in measuredW3(realm) } }
@@ -172,8 +197,40 @@ for workload in workloads {
             let length = try await realm.read { realm in measuredC3(realm) }
             guard length == expected else { throw ProfileFailure(description: "C3 read \(length) bytes of names, expected \(expected)") }
         }
+    case "N2S":
+        // The stream's update is computed in the consumer's `next()`: profile it with
+        // `--toggle-collect='*IncrementalResults*advance*'` (or the iterator's `next`).
+        let realm = try await openRealm("n2s.realm")
+        _ = try await measuredW1(realm, count: count)
+        let stream = try await realm.read { realm in try realm.objects(ProfileDog.self).filter("age >= 50").sorted(byKeyPath: "weight").changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        for round in 0..<20 {
+            try await realm.write { realm in moveDogs(realm, changed: count / 100, round: round) }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(let dogs, _, _, _)? = await iterator.next() else { throw ProfileFailure(description: "N2S: no update") }
+            if round % 5 == 0 { print("N2S update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(dogs.count) dogs") }
+        }
+    case "N2L":
+        let realm = try await openRealm("n2l.realm")
+        _ = try await measuredW1(realm, count: count)
+        try await realm.write { realm in
+            let owner = ProfileDogList()
+            owner.id = 0
+            try realm.add(owner)
+            for id in 0..<count { owner.dogs.append(realm.object(ofType: ProfileDog.self, forPrimaryKey: id)!) }
+        }
+        let stream = try await realm.read { realm in try realm.object(ofType: ProfileDogList.self, forPrimaryKey: 0)!.dogs.changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        for round in 0..<20 {
+            try await realm.write { realm in replaceDogs(realm, round: round) }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(_, _, _, let modifications)? = await iterator.next() else { throw ProfileFailure(description: "N2L: no update") }
+            if round % 5 == 0 { print("N2L update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(modifications.count) modified") }
+        }
     default:
-        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 C2 C3")
+        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 C2 C3 N2S N2L")
     }
 }
 }
