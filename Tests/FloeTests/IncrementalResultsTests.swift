@@ -216,4 +216,32 @@ import Testing
         }
         #expect(plans == [true, false, false, false, false, false])
     }
+
+    /// Queries through links, lists and linking objects observe the classes they read, and
+    /// only those: a write to the linked class reaches the stream.
+    @Test func queriesThroughLinksObserveTheClassesTheyRead() async throws {
+        let realm = try await Self.makeRealm(entries: 3)
+        try await realm.write { realm in
+            let holder = try realm.create(Holder.self, value: ["id": 1, "name": "x"])
+            realm.object(ofType: Entry.self, forPrimaryKey: 0)!.owner = holder
+            realm.object(ofType: Entry.self, forPrimaryKey: 1)!.owner = holder
+        }
+        let names = try await realm.read { realm in
+            let results: [Results<Entry>] = [
+                try realm.objects(Entry.self).filter("owner.name == 'x'"),
+                try realm.objects(Entry.self).filter("tags.@count > 0"),
+                try realm.objects(Entry.self).sorted(byKeyPath: "owner.name"),
+                try realm.objects(Entry.self).distinct(by: ["group"]),
+                try realm.object(ofType: Holder.self, forPrimaryKey: 1)!.entries.filter("score > 2"),
+            ]
+            return results.map { $0.query?.readClassNames(of: Entry.self) }
+        }
+        #expect(names == [["Entry", "Holder"], ["Entry"], ["Entry", "Holder"], ["Entry"], ["Entry", "Holder"]])
+        var changes = try await realm.read { realm in try realm.objects(Entry.self).filter("owner.name == 'y'").changes }.makeAsyncIterator()
+        guard case .initial(let none) = await changes.next() else { Issue.record("expected .initial"); return }
+        #expect(none.isEmpty)
+        try await realm.write { realm in realm.object(ofType: Holder.self, forPrimaryKey: 1)!.name = "y" }
+        guard case .update(let entries, _, let insertions, _) = await changes.next() else { Issue.record("expected .update"); return }
+        #expect(entries.map(\.id) == [0, 1] && insertions == [0, 1])
+    }
 }

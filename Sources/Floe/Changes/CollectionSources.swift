@@ -4,12 +4,16 @@ struct ResultsSource<T: Object>: CollectionSource {
     /// Whether whether an object is in the results, and where, depends on its own row alone.
     let readsOwnRowsOnly: Bool
 
+    /// The classes the query reads (nil: any, see ``ResultsQuery/readClassNames(of:)``): a
+    /// commit touching none of them does not reach the stream.
+    let observedTables: Set<String>?
+
     init(query: ResultsQuery?) {
         self.query = query
         readsOwnRowsOnly = query?.readsOwnRowsOnly(of: T.self) ?? true
+        observedTables = readsOwnRowsOnly ? [T.className()] : query?.readClassNames(of: T.self)
     }
 
-    var observedTables: Set<String>? { readsOwnRowsOnly ? [T.className()] : nil }
     var elementType: ObjectBase.Type? { T.self }
     var holdsEveryObjectInKeyOrder: Bool { query == nil }
     var incrementalQuery: ResultsQuery? { readsOwnRowsOnly ? (query ?? ResultsQuery()) : nil }

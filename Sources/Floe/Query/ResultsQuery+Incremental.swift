@@ -157,6 +157,76 @@ extension ResultsQuery {
         return (try? incrementalPlan(binding: binding) { (other) throws(FloeError) in try QueryEvaluator.schemaOnlyBinding(for: other) }) != nil
     }
 
+    /// The classes whose objects this query over `type` can read — the class itself, the
+    /// classes its predicate, sorts and distincts reach through links, lists, sets, maps and
+    /// linking objects, and the collection it starts from — so that a commit touching none of
+    /// them cannot change its answer; nil when that cannot be said (a mixed value can link to
+    /// any class).
+    ///
+    /// ```swift
+    /// query.readClassNames(of: Dog.self)   // ["Dog", "Person"] for "owner.name == 'Ann'"
+    /// ```
+    func readClassNames(of type: ObjectBase.Type) -> Set<String>? {
+        guard let binding = try? QueryEvaluator.schemaOnlyBinding(for: type) else { return nil }
+        let bindings: (ObjectBase.Type) throws(FloeError) -> TableBinding? = { (other) throws(FloeError) in try QueryEvaluator.schemaOnlyBinding(for: other) }
+        var names: Set<String> = [binding.schema.className]
+        switch base {
+        case .table, .backlinks: break
+        case .collection(let owner, _, _): names.insert(owner.name)
+        }
+        if let predicate {
+            guard let node = try? QueryEvaluator.compile(predicate, root: binding, bindings: bindings),
+                  Self.collectClasses(node, into: &names) else { return nil }
+        }
+        for stage in stages {
+            let keyPaths: [String]
+            switch stage {
+            case .sort(let descriptors): keyPaths = descriptors.map(\.keyPath)
+            case .distinct(let paths): keyPaths = paths
+            }
+            for keyPath in keyPaths {
+                guard let key = try? QueryEvaluator.sortKey(keyPath, from: binding, bindings: bindings),
+                      Self.collectClasses(key.hops, into: &names) else { return nil }
+                switch key.count {
+                case nil: break
+                case .collection(let table, _)?: names.insert(table.name)
+                case .backlinks(let table?, _)?: names.insert(table.name)
+                case .backlinks(nil, _)?: return nil
+                }
+            }
+        }
+        return names
+    }
+
+    private static func collectClasses(_ node: QueryEvaluator.Node, into names: inout Set<String>) -> Bool {
+        switch node {
+        case .constant: return true
+        case .and(let terms), .or(let terms): return terms.allSatisfy { collectClasses($0, into: &names) }
+        case .not(let term): return collectClasses(term, into: &names)
+        case .between(let operand, _, _, _), .geoWithin(let operand, _): return collectClasses(operand, into: &names)
+        case .compare(let lhs, _, let rhs, _, _): return collectClasses(lhs, into: &names) && collectClasses(rhs, into: &names)
+        }
+    }
+
+    private static func collectClasses(_ operand: QueryEvaluator.Operand, into names: inout Set<String>) -> Bool {
+        switch operand {
+        case .constant, .list: return true
+        case .path(let hops): return collectClasses(hops, into: &names)
+        case .aggregate(let collection, _, let inner): return collectClasses(collection, into: &names) && collectClasses(inner, into: &names)
+        case .subquery(let collection, let condition): return collectClasses(collection, into: &names) && collectClasses(condition, into: &names)
+        }
+    }
+
+    private static func collectClasses(_ hops: [QueryEvaluator.Hop], into names: inout Set<String>) -> Bool {
+        for hop in hops {
+            guard hop.property.type.columnType != .mixed else { return false }
+            names.insert(hop.binding.schema.className)
+            if let origin = hop.origin { names.insert(origin.binding.schema.className) }
+            if let linked = hop.property.type.objectType { names.insert(linked.className()) }
+        }
+        return true
+    }
+
     private static func isPlain(_ hop: QueryEvaluator.Hop) -> Bool {
         let type = hop.property.type
         return hop.origin == nil && hop.steps.isEmpty && !hop.property.isComputed && type.collection == .single
