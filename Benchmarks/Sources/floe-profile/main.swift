@@ -26,6 +26,7 @@ final class ProfileDog: Object {
 final class ProfilePerson: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
+    @Persisted(originProperty: "owner") var dogs: LinkingObjects<ProfileLinkedDog>
 }
 
 final class ProfileLinkedDog: Object {
@@ -229,8 +230,55 @@ for workload in workloads {
             guard case .update(_, _, _, let modifications)? = await iterator.next() else { throw ProfileFailure(description: "N2L: no update") }
             if round % 5 == 0 { print("N2L update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(modifications.count) modified") }
         }
+    case "N2SEC":
+        // Sectioned results (100k dogs by color, in name order) after 1% of the dogs change color.
+        let realm = try await openRealm("n2sec.realm")
+        _ = try await measuredW1(realm, count: count)
+        let stream = try await realm.read { realm in try realm.objects(ProfileDog.self).sorted(byKeyPath: "name").sectioned(by: \.color).changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        let colors = ["black", "brown", "white", "golden", "grey"]
+        for round in 0..<20 {
+            try await realm.write { realm in
+                for index in 0..<(count / 100) {
+                    realm.object(ofType: ProfileDog.self, forPrimaryKey: 3 + index * 100)!.color = colors[(round + index) % 5]
+                }
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(let sections, _, _, _, _, _)? = await iterator.next() else { throw ProfileFailure(description: "N2SEC: no update") }
+            if round % 5 == 0 { print("N2SEC update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(sections.count) sections") }
+        }
+    case "N2LO":
+        // Linking objects: 100k dogs own by one person; each write moves 1% to another and back.
+        let realm = try await openRealm("n2lo.realm")
+        try await realm.write { realm in
+            for id in 0..<2 {
+                let person = ProfilePerson()
+                person.id = id
+                try realm.add(person)
+            }
+            let owner = realm.object(ofType: ProfilePerson.self, forPrimaryKey: 0)
+            for id in 0..<count {
+                let dog = ProfileLinkedDog()
+                dog.id = id
+                dog.owner = owner
+                try realm.add(dog)
+            }
+        }
+        let stream = try await realm.read { realm in try realm.object(ofType: ProfilePerson.self, forPrimaryKey: 0)!.dogs.changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        for round in 0..<20 {
+            try await realm.write { realm in
+                let target = realm.object(ofType: ProfilePerson.self, forPrimaryKey: round % 2 == 0 ? 1 : 0)
+                for index in 0..<(count / 100) { realm.object(ofType: ProfileLinkedDog.self, forPrimaryKey: 5 + index * 100)!.owner = target }
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(let dogs, _, _, _)? = await iterator.next() else { throw ProfileFailure(description: "N2LO: no update") }
+            if round % 5 == 0 { print("N2LO update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(dogs.count) dogs") }
+        }
     default:
-        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 C2 C3 N2S N2L")
+        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 C2 C3 N2S N2L N2SEC N2LO")
     }
 }
 }
