@@ -44,6 +44,10 @@ import Testing
         { try $0.objects(Entry.self).filter("group != 'b'").sorted(by: ["group", Floe.SortDescriptor(keyPath: "score", ascending: false)]) },
         { try $0.objects(Entry.self).sorted(byKeyPath: "rank", ascending: false) },
         { try $0.objects(Entry.self).filter("score > 4 OR rank == nil").sorted(by: ["rank", "score"]) },
+        // Predicate forms tested on the values read beside the sort's (not through the evaluator).
+        { try $0.objects(Entry.self).filter("score IN {1, 3, 5} OR group BEGINSWITH[c] 'B'").sorted(byKeyPath: "note") },
+        { try $0.objects(Entry.self).filter("NOT (score BETWEEN {2, 6}) AND note != 'm3'").sorted(byKeyPath: "score", ascending: false) },
+        { try $0.objects(Entry.self).filter("rank < score AND group ==[c] 'A'") },
     ]
 
     static func apply(_ deletions: [Int], _ insertions: [Int], to previous: [Int64], new: [Int64]) -> [Int64] {
@@ -80,15 +84,25 @@ import Testing
         }
     }
 
+    /// Few objects: each commit touches a large share, and the touched rows are read leaf by leaf.
     @Test func eachAnswerMovedOnEqualsTheQueryEvaluatedAfresh() async throws {
-        let realm = try await Self.makeRealm(entries: 60)
+        try await Self.checkAnswersMovedOn(entries: 60, rounds: 200, seed: 15)
+    }
+
+    /// Many objects: each commit touches a small share, and the touched rows are found one by one.
+    @Test func eachAnswerOfALargerClassMovedOnEqualsTheQueryEvaluatedAfresh() async throws {
+        try await Self.checkAnswersMovedOn(entries: 4_000, rounds: 40, seed: 16)
+    }
+
+    static func checkAnswersMovedOn(entries: Int, rounds: Int, seed: UInt64) async throws {
+        let realm = try await Self.makeRealm(entries: entries)
         let querySpecs = try await realm.read { realm in try Self.queries.map { try $0(realm).query ?? ResultsQuery() } }
         var before = try await realm.read { realm in try realm.freeze() }
         let answers = querySpecs.map { IncrementalResults(type: Entry.self, query: $0) }
         for answer in answers { #expect(try answer.reset(at: before.snapshot)) }
-        var random = SeededGenerator(seed: 15)
-        var nextID = 60
-        for round in 0..<200 {
+        var random = SeededGenerator(seed: seed)
+        var nextID = entries
+        for round in 0..<rounds {
             try await Self.randomWrite(realm, random: &random, nextID: &nextID)
             let after = try await realm.read { realm in try realm.freeze() }
             let changes = try VersionDiff.changes(from: before.snapshot.group, to: after.snapshot.group)
@@ -201,5 +215,33 @@ import Testing
             return results.map { $0.query?.readsOwnRowsOnly(of: Entry.self) ?? true }
         }
         #expect(plans == [true, false, false, false, false, false])
+    }
+
+    /// Queries through links, lists and linking objects observe the classes they read, and
+    /// only those: a write to the linked class reaches the stream.
+    @Test func queriesThroughLinksObserveTheClassesTheyRead() async throws {
+        let realm = try await Self.makeRealm(entries: 3)
+        try await realm.write { realm in
+            let holder = try realm.create(Holder.self, value: ["id": 1, "name": "x"])
+            realm.object(ofType: Entry.self, forPrimaryKey: 0)!.owner = holder
+            realm.object(ofType: Entry.self, forPrimaryKey: 1)!.owner = holder
+        }
+        let names = try await realm.read { realm in
+            let results: [Results<Entry>] = [
+                try realm.objects(Entry.self).filter("owner.name == 'x'"),
+                try realm.objects(Entry.self).filter("tags.@count > 0"),
+                try realm.objects(Entry.self).sorted(byKeyPath: "owner.name"),
+                try realm.objects(Entry.self).distinct(by: ["group"]),
+                try realm.object(ofType: Holder.self, forPrimaryKey: 1)!.entries.filter("score > 2"),
+            ]
+            return results.map { $0.query?.readClassNames(of: Entry.self) }
+        }
+        #expect(names == [["Entry", "Holder"], ["Entry"], ["Entry", "Holder"], ["Entry"], ["Entry", "Holder"]])
+        var changes = try await realm.read { realm in try realm.objects(Entry.self).filter("owner.name == 'y'").changes }.makeAsyncIterator()
+        guard case .initial(let none) = await changes.next() else { Issue.record("expected .initial"); return }
+        #expect(none.isEmpty)
+        try await realm.write { realm in realm.object(ofType: Holder.self, forPrimaryKey: 1)!.name = "y" }
+        guard case .update(let entries, _, let insertions, _) = await changes.next() else { Issue.record("expected .update"); return }
+        #expect(entries.map(\.id) == [0, 1] && insertions == [0, 1])
     }
 }

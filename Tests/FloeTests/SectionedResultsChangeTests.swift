@@ -93,4 +93,89 @@ import Testing
         }
         #expect(modifications2 == [IndexPath(indexes: [0, 1])] && deletions2.isEmpty && insertions2.isEmpty && inserted2.isEmpty && deleted2.isEmpty)
     }
+
+    /// The sections' streams under test: by key path in ascending and descending key order
+    /// (moving in name order), in order of first appearance (moving in age order), and with
+    /// key paths (every section key computed again).
+    static let streams: [@Sendable (borrowing Realm.ReadTransaction) throws -> SectionedResultsChanges<String, Contact>] = [
+        { try $0.objects(Contact.self).sorted(byKeyPath: "name").sectioned(by: \.firstLetter).changes },
+        { try $0.objects(Contact.self).sectioned(by: \.firstLetter, ascending: false).changes },
+        { try $0.objects(Contact.self).sectioned(by: { $0.firstLetter }, sortDescriptors: [Floe.SortDescriptor(keyPath: "age", ascending: false)]).changes },
+        { try $0.objects(Contact.self).filter("age < 8").sectioned(by: \.firstLetter).changes(keyPaths: ["name", "age"]) },
+    ]
+
+    static let fresh: [@Sendable (borrowing Realm.ReadTransaction) throws -> [(key: String, ids: [Int])]] = [
+        { try $0.objects(Contact.self).sorted(byKeyPath: "name").sectioned(by: \.firstLetter).map { ($0.key, $0.map(\.id)) } },
+        { try $0.objects(Contact.self).sectioned(by: \.firstLetter, ascending: false).map { ($0.key, $0.map(\.id)) } },
+        { try $0.objects(Contact.self).sectioned(by: { $0.firstLetter }, sortDescriptors: [Floe.SortDescriptor(keyPath: "age", ascending: false)]).map { ($0.key, $0.map(\.id)) } },
+        { try $0.objects(Contact.self).filter("age < 8").sectioned(by: \.firstLetter).map { ($0.key, $0.map(\.id)) } },
+    ]
+
+    /// Random writes; a consumer that looks after every write and one that looks every fourth
+    /// (its updates coalesced): each update applied to the previous sections gives the new ones,
+    /// which equal the sections read afresh.
+    @Test(arguments: [1, 4])
+    func randomWritesRebuildEverySectionLayout(lookEvery: Int) async throws {
+        let realm = try await SectionedResultsTests.makeRealm(count: 60)
+        let streams = try await realm.read { realm in try Self.streams.map { try $0(realm) } }
+        var iterators = streams.map { $0.makeAsyncIterator() }
+        var states: [[(key: String, ids: [Int])]] = []
+        for index in iterators.indices {
+            guard case .initial(let sections)? = await iterators[index].next() else { Issue.record("expected .initial"); return }
+            states.append(Self.layout(sections))
+        }
+        var random = SeededGenerator(seed: UInt64(90 + lookEvery))
+        var nextID = 1_000
+        var changedSinceLook = [Bool](repeating: false, count: streams.count)
+        for round in 0..<120 {
+            let choice = Int.random(in: 0..<5, using: &random)
+            let name = SectionedResultsTests.names.randomElement(using: &random)!
+            let pick = Int.random(in: 0..<1_000, using: &random)
+            let age = Int.random(in: 0...9, using: &random)
+            nextID += 1
+            let id = nextID
+            try await realm.write { realm in
+                let contacts = realm.objects(Contact.self)
+                switch choice {
+                case 0: try realm.create(Contact.self, value: ["id": id, "name": name, "age": age])
+                case 1 where !contacts.isEmpty: try realm.delete(contacts[pick % contacts.count])
+                case 2 where !contacts.isEmpty: contacts[pick % contacts.count].name = name
+                case 3 where !contacts.isEmpty: contacts[pick % contacts.count].age = age
+                default:
+                    // Two objects at once, one of them replaced under its key.
+                    if contacts.count > 2 {
+                        let first = contacts[pick % contacts.count]
+                        let (key, age) = (first.id, first.age)
+                        try realm.delete(first)
+                        try realm.create(Contact.self, value: ["id": key, "name": name, "age": age])
+                        contacts[(pick + 1) % contacts.count].name = name
+                    }
+                }
+            }
+            let wanted = try await realm.read { realm in try Self.fresh.map { try $0(realm) } }
+            for index in streams.indices where wanted[index].map(\.ids) != states[index].map(\.ids) || wanted[index].map(\.key) != states[index].map(\.key) {
+                changedSinceLook[index] = true
+            }
+            guard round % lookEvery == lookEvery - 1 else { continue }
+            for index in iterators.indices where changedSinceLook[index] {
+                guard case .update(let sections, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete)? = await iterators[index].next() else {
+                    Issue.record("expected .update"); return
+                }
+                let new = Self.layout(sections)
+                var state = states[index]
+                for path in modifications {
+                    #expect(state.indices.contains(path[0]) && state[path[0]].ids.indices.contains(path[1]), "stream \(index), round \(round): \(path)")
+                }
+                for path in deletions.reversed() { state[path[0]].ids.remove(at: path[1]) }
+                for section in sectionsToDelete.reversed() { state.remove(at: section) }
+                for section in sectionsToInsert { state.insert((new[section].key, new[section].ids), at: section) }
+                for path in insertions { state[path[0]].ids.insert(new[path[0]].ids[path[1]], at: path[1]) }
+                #expect(state.map(\.key) == new.map(\.key) && state.map(\.ids) == new.map(\.ids), "stream \(index), round \(round)")
+                #expect(new.map(\.key) == wanted[index].map(\.key) && new.map(\.ids) == wanted[index].map(\.ids), "stream \(index), round \(round)")
+                #expect(insertions.allSatisfy { !sectionsToInsert.contains($0[0]) } && deletions.allSatisfy { !sectionsToDelete.contains($0[0]) })
+                states[index] = new
+                changedSinceLook[index] = false
+            }
+        }
+    }
 }

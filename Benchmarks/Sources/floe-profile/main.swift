@@ -26,11 +26,17 @@ final class ProfileDog: Object {
 final class ProfilePerson: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
+    @Persisted(originProperty: "owner") var dogs: LinkingObjects<ProfileLinkedDog>
 }
 
 final class ProfileLinkedDog: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var owner: ProfilePerson?
+}
+
+final class ProfileDogList: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var dogs: List<ProfileDog>
 }
 
 final class ProfileNumbers: Object {
@@ -51,7 +57,7 @@ defer { try? FileManager.default.removeItem(at: directory) }
 
 func openRealm(_ name: String) async throws -> Realm {
     try await Realm(configuration: Realm.Configuration(
-        fileURL: directory.appendingPathComponent(name), objectTypes: [ProfileDog.self, ProfilePerson.self, ProfileLinkedDog.self, ProfileNumbers.self],
+        fileURL: directory.appendingPathComponent(name), objectTypes: [ProfileDog.self, ProfilePerson.self, ProfileLinkedDog.self, ProfileNumbers.self, ProfileDogList.self],
         durability: .none))
 }
 
@@ -112,6 +118,26 @@ func elapsed(_ label: String, _ body: () async throws -> Void) async rethrows {
     var length = 0
     for dog in realm.objects(ProfileLinkedDog.self) { length += dog.owner?.name.utf8.count ?? 0 }
     return length
+}
+
+/// N2S's writes: `changed` dogs spread over the table take an age of at least 50 and a new
+/// weight, so they enter `filter("age >= 50").sorted(byKeyPath: "weight")` or move in it.
+func moveDogs(_ realm: borrowing Realm.Transaction, changed: Int, round: Int) {
+    let stride = count / changed
+    for index in 0..<changed {
+        let dog = realm.object(ofType: ProfileDog.self, forPrimaryKey: 3 + index * stride)!
+        dog.age = 50 + (round + index) % 50
+        dog.weight = Double((round * 7 + index * 13) % 500) / 10 + 1
+    }
+}
+
+/// N2L's writes: 1% of the list's positions, each replaced by another dog.
+func replaceDogs(_ realm: borrowing Realm.Transaction, round: Int) {
+    let owner = realm.object(ofType: ProfileDogList.self, forPrimaryKey: 0)!
+    for index in 0..<(count / 100) {
+        let position = (index * 100 + round) % count
+        owner.dogs[position] = realm.object(ofType: ProfileDog.self, forPrimaryKey: (position + round + 1) % count)!
+    }
 }
 
 func readW3(_ realm: Realm) async throws -> Int { try await realm.read { realm in measuredW3(realm) } }
@@ -199,8 +225,87 @@ for workload in workloads {
             let length = try await realm.read { realm in measuredC3(realm) }
             guard length == expected else { throw ProfileFailure(description: "C3 read \(length) bytes of names, expected \(expected)") }
         }
+    case "N2S":
+        // The stream's update is computed in the consumer's `next()`: profile it with
+        // `--toggle-collect='*IncrementalResults*advance*'` (or the iterator's `next`).
+        let realm = try await openRealm("n2s.realm")
+        _ = try await measuredW1(realm, count: count)
+        let stream = try await realm.read { realm in try realm.objects(ProfileDog.self).filter("age >= 50").sorted(byKeyPath: "weight").changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        for round in 0..<20 {
+            try await realm.write { realm in moveDogs(realm, changed: count / 100, round: round) }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(let dogs, _, _, _)? = await iterator.next() else { throw ProfileFailure(description: "N2S: no update") }
+            if round % 5 == 0 { print("N2S update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(dogs.count) dogs") }
+        }
+    case "N2L":
+        let realm = try await openRealm("n2l.realm")
+        _ = try await measuredW1(realm, count: count)
+        try await realm.write { realm in
+            let owner = ProfileDogList()
+            owner.id = 0
+            try realm.add(owner)
+            for id in 0..<count { owner.dogs.append(realm.object(ofType: ProfileDog.self, forPrimaryKey: id)!) }
+        }
+        let stream = try await realm.read { realm in try realm.object(ofType: ProfileDogList.self, forPrimaryKey: 0)!.dogs.changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        for round in 0..<20 {
+            try await realm.write { realm in replaceDogs(realm, round: round) }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(_, _, _, let modifications)? = await iterator.next() else { throw ProfileFailure(description: "N2L: no update") }
+            if round % 5 == 0 { print("N2L update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(modifications.count) modified") }
+        }
+    case "N2SEC":
+        // Sectioned results (100k dogs by color, in name order) after 1% of the dogs change color.
+        let realm = try await openRealm("n2sec.realm")
+        _ = try await measuredW1(realm, count: count)
+        let stream = try await realm.read { realm in try realm.objects(ProfileDog.self).sorted(byKeyPath: "name").sectioned(by: \.color).changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        let colors = ["black", "brown", "white", "golden", "grey"]
+        for round in 0..<20 {
+            try await realm.write { realm in
+                for index in 0..<(count / 100) {
+                    realm.object(ofType: ProfileDog.self, forPrimaryKey: 3 + index * 100)!.color = colors[(round + index) % 5]
+                }
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(let sections, _, _, _, _, _)? = await iterator.next() else { throw ProfileFailure(description: "N2SEC: no update") }
+            if round % 5 == 0 { print("N2SEC update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(sections.count) sections") }
+        }
+    case "N2LO":
+        // Linking objects: 100k dogs own by one person; each write moves 1% to another and back.
+        let realm = try await openRealm("n2lo.realm")
+        try await realm.write { realm in
+            for id in 0..<2 {
+                let person = ProfilePerson()
+                person.id = id
+                try realm.add(person)
+            }
+            let owner = realm.object(ofType: ProfilePerson.self, forPrimaryKey: 0)
+            for id in 0..<count {
+                let dog = ProfileLinkedDog()
+                dog.id = id
+                dog.owner = owner
+                try realm.add(dog)
+            }
+        }
+        let stream = try await realm.read { realm in try realm.object(ofType: ProfilePerson.self, forPrimaryKey: 0)!.dogs.changes }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        for round in 0..<20 {
+            try await realm.write { realm in
+                let target = realm.object(ofType: ProfilePerson.self, forPrimaryKey: round % 2 == 0 ? 1 : 0)
+                for index in 0..<(count / 100) { realm.object(ofType: ProfileLinkedDog.self, forPrimaryKey: 5 + index * 100)!.owner = target }
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            guard case .update(let dogs, _, _, _)? = await iterator.next() else { throw ProfileFailure(description: "N2LO: no update") }
+            if round % 5 == 0 { print("N2LO update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(dogs.count) dogs") }
+        }
     default:
-        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 W7 C1 C2 C3")
+        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 W7 C1 C2 C3 N2S N2L N2SEC N2LO")
     }
 }
 }

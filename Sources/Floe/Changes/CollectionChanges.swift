@@ -91,12 +91,16 @@ protocol CollectionSource: Sendable {
     /// For an object's list or set: its owner's class, key and column (then a commit's logged
     /// edits of it give the diff, see ``CollectionEditDiff``).
     var editedCollection: (owner: String, id: ChangeSet.CollectionID)? { get }
+    /// For linking objects: the target's class and key, and the origin class and its link
+    /// property (then a commit's touched origins give the diff, see ``LinkingObjectsDiff``).
+    var linkingTarget: (target: String, key: Int64, origin: ObjectBase.Type, property: String)? { get }
 }
 
 extension CollectionSource {
     var holdsEveryObjectInKeyOrder: Bool { false }
     var incrementalQuery: ResultsQuery? { nil }
     var editedCollection: (owner: String, id: ChangeSet.CollectionID)? { nil }
+    var linkingTarget: (target: String, key: Int64, origin: ObjectBase.Type, property: String)? { nil }
     func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection { try frozen(at: snapshot) }
 }
 
@@ -146,6 +150,10 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
                 if incremental.isReady { return try incrementalDiff(incremental, type: type, from: old, to: new, changes: changes) }
             }
             incremental.invalidate()
+        }
+        if let linking = source.linkingTarget, let changes, case .keys(let keys)? = previous, filter?.watchesOwnRowsOnly ?? true,
+           let produced = try linkingDiff(keys, linking: linking, from: old, to: new, changes: changes) {
+            return produced
         }
         if let edited = source.editedCollection, let changes,
            let produced = try editedDiff(owner: edited.owner, id: edited.id, from: old, to: new, changes: changes) {
@@ -278,6 +286,35 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
             }
         }
         let frozen = try source.frozen(at: store.pinned(new))
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
+                                                                            modifications: diff.modifications)
+        return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    /// The diff of the objects linking to one object from the origins the commits touched (see
+    /// ``LinkingObjectsDiff``); nil when those do not describe the change (the target deleted
+    /// or replaced, a structure change, an origin linking more than once), to compare in full.
+    private mutating func linkingDiff(_ oldKeys: [Int64], linking: (target: String, key: Int64, origin: ObjectBase.Type, property: String),
+                                      from old: Snapshot, to new: Snapshot,
+                                      changes: ChangeSet) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool)? {
+        let originName = linking.origin.className()
+        guard changes.tables[originName]?.structureChanged != true, changes.tables[linking.target]?.structureChanged != true,
+              changes.tables[linking.target]?.deleted.contains(linking.key) != true,
+              let origin = try FrozenSource.binding(for: linking.origin, in: new),
+              let index = origin.schema.propertyIndex(named: linking.property) else { return nil }
+        let column = origin.columnOfProperty[index]
+        let link = LinkingObjectsDiff.Link(origin: origin.table, column: column, target: linking.key,
+                                           isCollection: try new.spec(of: origin.table).columns[column].collection != .single)
+        let modified = try modifiedKeys(old: old, new: new, changes: changes)
+        guard let (keys, diff) = try LinkingObjectsDiff.make(previous: oldKeys, link: link, changes: changes.tables[originName] ?? ChangeSet.TableChanges(),
+                                                             at: new, modified: modified) else { return nil }
+        previous = .keys(keys)
+        guard !diff.isEmpty else { return (nil, false) }
+        var deletedKeys: [PrimaryKeyValue] = []
+        if deletedKeysWanted.withLock({ $0 }), let oldBinding = try FrozenSource.binding(for: linking.origin, in: old) {
+            for position in diff.deletions { deletedKeys.append(try PrimaryKeyValue.of(oldKeys[position], binding: oldBinding, in: old)) }
+        }
+        let frozen = try source.frozen(at: store.pinned(new), keys: keys)
         let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
                                                                             modifications: diff.modifications)
         return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)

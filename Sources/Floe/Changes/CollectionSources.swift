@@ -4,12 +4,16 @@ struct ResultsSource<T: Object>: CollectionSource {
     /// Whether whether an object is in the results, and where, depends on its own row alone.
     let readsOwnRowsOnly: Bool
 
+    /// The classes the query reads (nil: any, see ``ResultsQuery/readClassNames(of:)``): a
+    /// commit touching none of them does not reach the stream.
+    let observedTables: Set<String>?
+
     init(query: ResultsQuery?) {
         self.query = query
         readsOwnRowsOnly = query?.readsOwnRowsOnly(of: T.self) ?? true
+        observedTables = readsOwnRowsOnly ? [T.className()] : query?.readClassNames(of: T.self)
     }
 
-    var observedTables: Set<String>? { readsOwnRowsOnly ? [T.className()] : nil }
     var elementType: ObjectBase.Type? { T.self }
     var holdsEveryObjectInKeyOrder: Bool { query == nil }
     var incrementalQuery: ResultsQuery? { readsOwnRowsOnly ? (query ?? ResultsQuery()) : nil }
@@ -80,6 +84,7 @@ struct LinkingObjectsSource<T: ObjectBase>: CollectionSource {
 
     var observedTables: Set<String>? { [target, T.className()] }
     var elementType: ObjectBase.Type? { T.self }
+    var linkingTarget: (target: String, key: Int64, origin: ObjectBase.Type, property: String)? { (target, key, T.self, originProperty) }
 
     func state(at snapshot: Snapshot) throws(FloeError) -> CollectionState? {
         guard let table = try snapshot.tableIfPresent(named: target), try snapshot.contains(key, in: table) else { return nil }
@@ -90,6 +95,11 @@ struct LinkingObjectsSource<T: ObjectBase>: CollectionSource {
 
     func frozen(at snapshot: Snapshot) throws(FloeError) -> [Frozen<T>] {
         guard case .keys(let keys)? = try state(at: snapshot), let origin = try FrozenSource.binding(for: T.self, in: snapshot) else { return [] }
+        return keys.map { Frozen<T>(snapshot: snapshot, binding: origin, key: $0) }
+    }
+
+    func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> [Frozen<T>] {
+        guard let origin = try FrozenSource.binding(for: T.self, in: snapshot) else { return [] }
         return keys.map { Frozen<T>(snapshot: snapshot, binding: origin, key: $0) }
     }
 }
