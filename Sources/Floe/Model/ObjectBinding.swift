@@ -67,6 +67,27 @@ final class ObjectBinding {
         return true
     }
 
+    /// Makes this binding (whose object nothing else holds) stand for object `key` of the same
+    /// table, found in its cached leaf when the row there is trusted, otherwise from the
+    /// version's root; the object keeps the row, so its next read needs no search. False,
+    /// having changed nothing, when there is no such object; a damaged tree throws.
+    func repoint(toLookedUpKey key: Int64) throws(FloeError) -> Bool {
+        if stampIsCurrent, position != nil {
+            if key == self.key { return true }
+            if position!.moveInLeaf(toKey: key) {
+                self.key = key
+                return true
+            }
+        }
+        // Loaded before the search: anything that happens after it moves the epoch past this.
+        let now = epoch.current
+        guard let found = try source.currentReader().position(of: key, in: tableBinding.table) else { return false }
+        self.key = key
+        position = found
+        stamp = now
+        return true
+    }
+
     /// The object the link in `column` points to, read through the trusted row: `.some(nil)`
     /// for an empty link, nil when the checked read must answer instead (the row is not
     /// trusted, the column is not in memory, the target cannot be found). Re-points the
