@@ -25,9 +25,9 @@ extension ObjectContext {
     /// previous one is found without a descent), instead of building an object per lookup.
     private func object<T: ObjectBase>(ofType type: T.Type, objectKey key: Int64, binding: TableBinding) throws(FloeError) -> T? {
         guard mayKeepLookups else {
-            guard let position = try currentReader().position(of: key, in: binding.table) else { return nil }
+            guard let found = try rowPosition(of: key, in: binding.table) else { return nil }
             let object = materialize(type, key: key, binding: binding)
-            object._floeBinding!.cachePosition(position)
+            object._floeBinding!.cachePosition(found)
             return object
         }
         // Reused only when no one else holds the object or its binding, strongly or weakly
@@ -37,15 +37,25 @@ extension ObjectContext {
             // Unowned: `lastLookup` holds its binding.
             unowned(unsafe) let objectBinding = lastLookup!._floeBinding!
             if objectBinding.tableBinding === binding, objectBinding.source === self {
-                guard try objectBinding.repoint(toLookedUpKey: key) else { return nil }
+                if !objectBinding.repointInLeaf(toKey: key) {
+                    guard let found = try rowPosition(of: key, in: binding.table) else { return nil }
+                    objectBinding.repoint(to: found)
+                }
                 return unsafeDowncast(lastLookup!, to: T.self)
             }
         }
-        guard let position = try currentReader().position(of: key, in: binding.table) else { return nil }
+        guard let found = try rowPosition(of: key, in: binding.table) else { return nil }
         let object = materialize(type, key: key, binding: binding)
-        object._floeBinding!.cachePosition(position)
+        object._floeBinding!.cachePosition(found)
         lastLookup = object
         return object
+    }
+
+    /// Where object `key` of `table` sits in the version reads see now, found by the reader's
+    /// own descent (no existential on the way).
+    private func rowPosition(of key: Int64, in table: TableHandle) throws(FloeError) -> RowPosition? {
+        if let transaction { return try transaction.position(of: key, in: table) }
+        return try latestSnapshot().position(of: key, in: table)
     }
 
     /// The object with `primaryKey`, or nil.

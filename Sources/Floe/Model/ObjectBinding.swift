@@ -39,7 +39,7 @@ final class ObjectBinding {
     }
 
     /// Makes this binding (and so its object, which nothing else holds) stand for another
-    /// object of the same table. Only results iteration does this.
+    /// object of the same table. Results iteration and primary-key lookups do this.
     func repoint(to position: RowPosition) {
         key = position.key
         stamp = position.epoch
@@ -68,23 +68,14 @@ final class ObjectBinding {
     }
 
     /// Makes this binding (whose object nothing else holds) stand for object `key` of the same
-    /// table, found in its cached leaf when the row there is trusted, otherwise from the
-    /// version's root; the object keeps the row, so its next read needs no search. False,
-    /// having changed nothing, when there is no such object; a damaged tree throws.
-    func repoint(toLookedUpKey key: Int64) throws(FloeError) -> Bool {
-        if stampIsCurrent, position != nil {
-            if key == self.key { return true }
-            if position!.moveInLeaf(toKey: key) {
-                self.key = key
-                return true
-            }
-        }
-        // Loaded before the search: anything that happens after it moves the epoch past this.
-        let now = epoch.current
-        guard let found = try source.currentReader().position(of: key, in: tableBinding.table) else { return false }
+    /// table when its cached row is trusted and `key` sits in the same leaf; false, having
+    /// changed nothing, otherwise (the caller finds the key from the version's root).
+    @inline(__always)
+    func repointInLeaf(toKey key: Int64) -> Bool {
+        guard stampIsCurrent, position != nil else { return false }
+        if key == self.key { return true }
+        guard position!.moveInLeaf(toKey: key) else { return false }
         self.key = key
-        position = found
-        stamp = now
         return true
     }
 
