@@ -17,6 +17,7 @@ import Testing
     final class Lynx: Object {
         @Persisted(primaryKey: true) var id = 0
         @Persisted var name = ""
+        @Persisted var marks: List<Int>
     }
 
     /// More hares than one leaf holds, so lookups cross leaves; only even keys exist.
@@ -36,6 +37,7 @@ import Testing
                 let lynx = Lynx()
                 lynx.id = id * 2
                 lynx.name = "lynx\(id * 2)"
+                lynx.marks.append(objectsIn: [id, id * 10])
                 try realm.add(lynx)
             }
         }
@@ -80,6 +82,18 @@ import Testing
         // The weak reference may outlive the object or not, but never sees another one.
         #expect(first == nil || first == "hare10")
         #expect(second == "hare12")
+    }
+
+    @Test func aListTheCallerKeepsStaysWithItsObject() async throws {
+        let realm = try await Self.makeRealm()
+        let (marks, next) = try await realm.read { realm in
+            // The list holds its object's binding, not the object: the binding is not shared.
+            let marks = realm.object(ofType: Lynx.self, forPrimaryKey: 6)!.marks
+            let next = realm.object(ofType: Lynx.self, forPrimaryKey: 8)?.name
+            return (Array(marks), next)
+        }
+        #expect(marks == [3, 30])
+        #expect(next == "lynx8")
     }
 
     @Test func lookupsOfTwoClassesDoNotMix() async throws {
