@@ -82,14 +82,15 @@ final class ObjectBinding {
     /// The object the link in `column` points to, read through the trusted row: `.some(nil)`
     /// for an empty link, nil when the checked read must answer instead (the row is not
     /// trusted, the column is not in memory, the target cannot be found). Re-points the
-    /// object the previous link read answered when nothing else holds it.
+    /// object the previous link read answered when nothing else holds it or its binding.
     @usableFromInline
     func readLink(column: Int, as type: ObjectBase.Type) -> ObjectBase?? {
         guard let (word, isNull) = trustedWord(column, .link) else { return nil }
         if isNull { return .some(nil) }
         let key = Int64(bitPattern: word)
         let now = stamp
-        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget),
+        // The target's binding must be unshared too: a collection kept from the target holds it.
+        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget), isKnownUniquelyReferenced(&linkTarget!._floeBinding),
            ObjectIdentifier(Swift.type(of: linkTarget!)) == ObjectIdentifier(type), linkTarget!._floeBinding != nil {
             // Unowned: the target this binding holds holds its own binding.
             unowned(unsafe) let binding = linkTarget!._floeBinding!
