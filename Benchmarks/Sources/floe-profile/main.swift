@@ -104,6 +104,14 @@ func elapsed(_ label: String, _ body: () async throws -> Void) async rethrows {
     return length
 }
 
+/// W4 with the keys in a scrambled order (7919 is prime, so every key comes once): almost
+/// every lookup lands in another leaf than the one before and descends from the root.
+@inline(never) func measuredW4Scrambled(_ realm: borrowing Realm.ReadTransaction) -> Int {
+    var length = 0
+    for index in 0..<count { length += realm.object(ofType: ProfileDog.self, forPrimaryKey: (index &* 7919) % count)?.name.utf8.count ?? 0 }
+    return length
+}
+
 @inline(never) func measuredW6(_ realm: borrowing Realm.Transaction) {
     for dog in realm.objects(ProfileDog.self) { dog.age += 1 }
 }
@@ -149,7 +157,7 @@ for workload in workloads {
         let realm = try await openRealm("w1.realm")
         let milliseconds = try await measuredW1(realm, count: count)
         print("W1 add 100k: \(String(format: "%.2f", milliseconds)) ms")
-    case "W3", "W4", "W6":
+    case "W3", "W4", "W4R", "W6":
         let realm = try await openRealm("\(workload).realm")
         _ = try await measuredW1(realm, count: count)
         let expected = (0..<count).reduce(0) { $0 + $1 % 100 }
@@ -164,6 +172,12 @@ for workload in workloads {
             try await elapsed("W4 100k primary-key lookups") {
                 let length = try await realm.read { realm in measuredW4(realm) }
                 guard length == expectedLength else { throw ProfileFailure(description: "W4 read \(length) bytes of names, expected \(expectedLength)") }
+            }
+        } else if workload == "W4R" {
+            let expectedLength = (0..<count).reduce(0) { $0 + "dog\($1)".utf8.count }
+            try await elapsed("W4R 100k primary-key lookups, scrambled keys") {
+                let length = try await realm.read { realm in measuredW4Scrambled(realm) }
+                guard length == expectedLength else { throw ProfileFailure(description: "W4R read \(length) bytes of names, expected \(expectedLength)") }
             }
         } else {
             try await elapsed("W6 age += 1 on 100k") { try await realm.write { realm in measuredW6(realm) } }
@@ -305,7 +319,7 @@ for workload in workloads {
             if round % 5 == 0 { print("N2LO update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(dogs.count) dogs") }
         }
     default:
-        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W6 W7 C1 C2 C3 N2S N2L N2SEC N2LO")
+        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W4R W6 W7 C1 C2 C3 N2S N2L N2SEC N2LO")
     }
 }
 }

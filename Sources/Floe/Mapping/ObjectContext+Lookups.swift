@@ -8,11 +8,54 @@ extension ObjectContext {
     /// the enclosing read or write throw.
     func object<T: ObjectBase, Key: _Persistable>(ofType type: T.Type, forPrimaryKey key: Key) -> T? {
         do {
+            if Key.self == Int.self, let binding = try tableBinding(for: type), binding.primaryKeyIsObjectKey {
+                // An `Int` key that is the object key: no `Value` is built and no key type checked.
+                return try object(ofType: type, objectKey: Int64(unsafeBitCast(key, to: Int.self)), binding: binding)
+            }
             return try object(ofType: type, primaryKey: key._floeEncoded.value)
         } catch {
             deferReadError(error)
             return nil
         }
+    }
+
+    /// The object whose primary key, an `Int`, is its object key `key`, or nil: one search
+    /// whose row the object keeps. Inside a read or a write, the object the previous lookup
+    /// answered is re-pointed when nothing else holds it (then a key in the same leaf as the
+    /// previous one is found without a descent), instead of building an object per lookup.
+    private func object<T: ObjectBase>(ofType type: T.Type, objectKey key: Int64, binding: TableBinding) throws(FloeError) -> T? {
+        guard mayKeepLookups else {
+            guard let found = try rowPosition(of: key, in: binding.table) else { return nil }
+            let object = materialize(type, key: key, binding: binding)
+            object._floeBinding!.cachePosition(found)
+            return object
+        }
+        // Reused only when no one else holds the object or its binding, strongly or weakly
+        // (a weak reference would otherwise see another object), and it is of exactly `type`.
+        if isKnownUniquelyReferenced(&lastLookup), ObjectIdentifier(Swift.type(of: lastLookup!)) == ObjectIdentifier(type),
+           isKnownUniquelyReferenced(&lastLookup!._floeBinding), _getWeakRetainCount(lastLookup!) <= 1 {
+            // Unowned: `lastLookup` holds its binding.
+            unowned(unsafe) let objectBinding = lastLookup!._floeBinding!
+            if objectBinding.tableBinding === binding, objectBinding.source === self {
+                if !objectBinding.repointInLeaf(toKey: key) {
+                    guard let found = try rowPosition(of: key, in: binding.table) else { return nil }
+                    objectBinding.repoint(to: found)
+                }
+                return unsafeDowncast(lastLookup!, to: T.self)
+            }
+        }
+        guard let found = try rowPosition(of: key, in: binding.table) else { return nil }
+        let object = materialize(type, key: key, binding: binding)
+        object._floeBinding!.cachePosition(found)
+        lastLookup = object
+        return object
+    }
+
+    /// Where object `key` of `table` sits in the version reads see now, found by the reader's
+    /// own descent (no existential on the way).
+    private func rowPosition(of key: Int64, in table: TableHandle) throws(FloeError) -> RowPosition? {
+        if let transaction { return try transaction.position(of: key, in: table) }
+        return try latestSnapshot().position(of: key, in: table)
     }
 
     /// The object with `primaryKey`, or nil.

@@ -29,6 +29,13 @@ final class ObjectContext: ObjectSource {
     /// The binding asked for last, checked before the dictionary (lookups and links ask for
     /// the same class again and again).
     private var lastBinding: (type: ObjectIdentifier, binding: TableBinding)?
+    /// How many `read` blocks are running (nested reads count each).
+    private var readDepth = 0
+    /// The object the last primary-key lookup inside a read or write answered. When nothing
+    /// else holds it any more (not even weakly), the next lookup of its class re-points it
+    /// instead of building an object; dropped when the read or write ends, so that it never
+    /// keeps this context alive through its binding.
+    @exclusivity(unchecked) var lastLookup: ObjectBase?
 
     init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
         self.store = store
@@ -86,6 +93,7 @@ final class ObjectContext: ObjectSource {
             throw error
         }
         self.transaction = nil
+        lastLookup = nil
         let version = try transaction.commit(deferringSync: deferringSync)
         snapshot = try store.snapshot()
         return version
@@ -94,6 +102,7 @@ final class ObjectContext: ObjectSource {
     func cancelWrite() {
         transaction?.rollback()
         transaction = nil
+        lastLookup = nil
         pendingErrors = []
         nestingDepth = 0
         objectsBeingCopied = []
@@ -143,6 +152,11 @@ final class ObjectContext: ObjectSource {
         deferredReadError = nil
         // Another process may be writing the file this read-only realm reads: start from its newest commit.
         if isReadOnly { try store.refresh() }
+        readDepth += 1
+        defer {
+            readDepth -= 1
+            lastLookup = nil
+        }
         let result = try block()
         if let error = takeDeferredReadError() { throw error }
         return result
@@ -234,6 +248,12 @@ final class ObjectContext: ObjectSource {
 
     /// The binding of `type` to its table, or nil when the table does not exist yet.
     func tableBinding(for type: ObjectBase.Type) throws(FloeError) -> TableBinding? {
+        // The common case first: the class asked for last, at the version reads already see
+        // (no reader is built; a newer commit takes the full path, which moves to it).
+        if let last = lastBinding, last.type == ObjectIdentifier(type),
+           transaction != nil ? bindingsVersion == UInt64.max - 1 : bindingsVersion == snapshot.version && snapshot.version == store.currentVersion {
+            return last.binding
+        }
         let reader = try currentReader()
         let version = transaction.map { _ in UInt64.max - 1 } ?? snapshot.version
         if version != bindingsVersion {
@@ -279,6 +299,10 @@ final class ObjectContext: ObjectSource {
     // MARK: Objects
 
     /// A managed instance of the object `key` of `binding`'s class.
+    /// Whether a lookup may keep the object it answers for the next one to re-point: only
+    /// inside a read or a write, which drop it when they end.
+    var mayKeepLookups: Bool { readDepth > 0 || transaction != nil }
+
     func materialize<T: ObjectBase>(_ type: T.Type, key: Int64, binding: TableBinding) -> T {
         // The binding's class is usually `type` itself: then no dynamic cast of the metatype.
         let object = binding.schema.type == type ? type.init() : (binding.schema.type as! T.Type).init()

@@ -39,7 +39,7 @@ final class ObjectBinding {
     }
 
     /// Makes this binding (and so its object, which nothing else holds) stand for another
-    /// object of the same table. Only results iteration does this.
+    /// object of the same table. Results iteration and primary-key lookups do this.
     func repoint(to position: RowPosition) {
         key = position.key
         stamp = position.epoch
@@ -67,17 +67,30 @@ final class ObjectBinding {
         return true
     }
 
+    /// Makes this binding (whose object nothing else holds) stand for object `key` of the same
+    /// table when its cached row is trusted and `key` sits in the same leaf; false, having
+    /// changed nothing, otherwise (the caller finds the key from the version's root).
+    @inline(__always)
+    func repointInLeaf(toKey key: Int64) -> Bool {
+        guard stampIsCurrent, position != nil else { return false }
+        if key == self.key { return true }
+        guard position!.moveInLeaf(toKey: key) else { return false }
+        self.key = key
+        return true
+    }
+
     /// The object the link in `column` points to, read through the trusted row: `.some(nil)`
     /// for an empty link, nil when the checked read must answer instead (the row is not
     /// trusted, the column is not in memory, the target cannot be found). Re-points the
-    /// object the previous link read answered when nothing else holds it.
+    /// object the previous link read answered when nothing else holds it or its binding.
     @usableFromInline
     func readLink(column: Int, as type: ObjectBase.Type) -> ObjectBase?? {
         guard let (word, isNull) = trustedWord(column, .link) else { return nil }
         if isNull { return .some(nil) }
         let key = Int64(bitPattern: word)
         let now = stamp
-        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget),
+        // The target's binding must be unshared too: a collection kept from the target holds it.
+        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget), isKnownUniquelyReferenced(&linkTarget!._floeBinding),
            ObjectIdentifier(Swift.type(of: linkTarget!)) == ObjectIdentifier(type), linkTarget!._floeBinding != nil {
             // Unowned: the target this binding holds holds its own binding.
             unowned(unsafe) let binding = linkTarget!._floeBinding!

@@ -100,8 +100,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         /// The next object of the results, or nil after the last.
         public mutating func next() -> Element? {
-            // Only its object holds a binding, so an unshared object means an unshared binding.
-            let reusable = previous != nil && isKnownUniquelyReferenced(&previous!)
+            // The object and its binding both unshared: a list, set or map the caller kept from
+            // the object holds the binding, not the object, and must stay with its own row.
+            let reusable = previous != nil && isKnownUniquelyReferenced(&previous!) && isKnownUniquelyReferenced(&previous!._floeBinding)
             if reusable, keys == nil, previous!._floeBinding != nil {
                 // Unowned: `previous` holds its binding.
                 unowned(unsafe) let objectBinding = previous!._floeBinding!

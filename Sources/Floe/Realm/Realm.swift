@@ -21,7 +21,7 @@ import Foundation
 public actor Realm {
     let core: ObjectContext
     /// The shared implementation of the synchronous API (``RealmReading``, ``RealmWriting``).
-    var access: _RealmAccess { _RealmAccess(context: core, realm: self) }
+    var access: _RealmAccess { _RealmAccess(context: core) }
     /// The shared store of the file (Sendable; every realm of the file in the process has the same).
     nonisolated let store: Store
 

@@ -31,12 +31,15 @@ public protocol RealmWriting: RealmReading, ~Copyable {}
 /// The object layer of one realm, as the ``RealmReading`` members reach it. Opaque: it has
 /// no public members.
 public struct _RealmAccess: RealmWriting {
+    /// The one reference a copy of this access (one per API call) retains; the realm itself,
+    /// for its configuration, is the context's owner.
     let context: ObjectContext
-    /// The realm itself, for its configuration: a copy of this access (one per API call) then
-    /// retains two references instead of copying the whole configuration.
-    let realm: Realm
 
-    var configuration: Realm.Configuration { realm.configuration }
+    /// The realm's configuration; `.closed` once the realm is gone (an access kept past it).
+    func configuration() throws(FloeError) -> Realm.Configuration {
+        guard let realm = context.owner as? Realm else { throw .closed(path: context.store.path) }
+        return realm.configuration
+    }
 
     public var _access: _RealmAccess { self }
 }
@@ -67,7 +70,7 @@ extension RealmReading where Self: ~Copyable {
     /// let frozen = try await realm.read { realm in try realm.freeze() }
     /// ```
     public func freeze() throws -> FrozenRealm {
-        FrozenRealm(snapshot: try _access.context.latestSnapshot(), configuration: _access.configuration)
+        FrozenRealm(snapshot: try _access.context.latestSnapshot(), configuration: try _access.configuration())
     }
 
     /// The live counterpart of a frozen object, or nil if it was deleted since.
