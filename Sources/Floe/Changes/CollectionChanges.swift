@@ -49,6 +49,12 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     /// This stream's identity, shared by its copies.
     public let changeStreamID: ChangeStreamID
 
+    init(nextElement: @escaping @Sendable () async -> CollectionChangeWithKeys<C>?, keysWanted: Locked<Bool>, changeStreamID: ChangeStreamID) {
+        self.nextElement = nextElement
+        self.keysWanted = keysWanted
+        self.changeStreamID = changeStreamID
+    }
+
     init<Source: CollectionSource>(channel: ChangeChannel<CollectionDiffer<Source>>) where Source.FrozenCollection == C {
         nextElement = { await channel.next() }
         keysWanted = channel.state.withLock { $0.differ?.deletedKeysWanted } ?? Locked(false)

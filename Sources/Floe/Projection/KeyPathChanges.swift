@@ -101,3 +101,18 @@ public protocol _FloeOptionalObject {
 }
 
 extension Optional: _FloeOptionalObject where Wrapped: ObjectBase {}
+
+extension AnyRealmCollection where Element: ObjectBase {
+    /// The wrapped collection's changes, counting an element object as modified only when a
+    /// property that `keyPaths` read changed.
+    ///
+    /// ```swift
+    /// let dogs = AnyRealmCollection(realm.objects(Dog.self))
+    /// for await change in try dogs.changes(keyPaths: [\Dog.name]) { print(change) }
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and key path.
+    public func changes(keyPaths: [PartialKeyPath<Element>]) throws -> CollectionChanges<FrozenAnyRealmCollection<Element>> {
+        try changes(keyPaths: Optional(ProjectionNames.rootNames(keyPaths)))
+    }
+}

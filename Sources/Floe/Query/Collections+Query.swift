@@ -35,7 +35,7 @@ extension Results {
 
     /// `filter(_:_:)` with its arguments as an array.
     func filter(_ predicateFormat: String, arguments: [Any]) throws -> Results<Element> {
-        let predicate = try PredicateParser.parse(predicateFormat, arguments: arguments)
+        let predicate = try PredicateParser.parse(predicateFormat, arguments: arguments, className: Element.className())
         return try PredicateParser.locatingErrors(in: predicateFormat, arguments: arguments) { try filtered(by: predicate) }
     }
 

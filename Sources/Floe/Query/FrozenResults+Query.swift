@@ -12,7 +12,7 @@ extension FrozenResults {
     /// - Throws: ``FloeError/invalidPredicate(predicate:position:token:reason:)`` for a
     ///   malformed predicate, or a property the class does not have (naming the position and token).
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> FrozenResults<Element> {
-        let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
+        let predicate = try PredicateParser.parse(predicateFormat, arguments: args, className: Element.className())
         return try PredicateParser.locatingErrors(in: predicateFormat, arguments: args) { try narrowed((query ?? ResultsQuery()).filtered(by: predicate)) }
     }
 

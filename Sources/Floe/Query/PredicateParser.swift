@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Supported: comparisons (`==`, `=`, `!=`, `<>`, `<`, `<=`, `>`, `>=`), `BEGINSWITH`,
 /// `ENDSWITH`, `CONTAINS`, `LIKE` with `[c]`, `[d]`, `[cd]`; `IN {…}` and `IN %@`;
-/// `BETWEEN {a, b}`; `GEOWITHIN %@` and `IN %@` with a geospatial shape; `ANY`/`SOME`/`ALL`/`NONE`; `@count`, `@min`, `@max`, `@sum`, `@avg` after a
+/// `BETWEEN {a, b}`; `GEOWITHIN %@` and `IN %@` with a geospatial shape, and `GEOWITHIN` with a written
+/// `geoCircle(…)`, `geoBox(…)` or `geoPolygon(…)`; `ANY`/`SOME`/`ALL`/`NONE`; `@count`, `@min`, `@max`, `@sum`, `@avg` after a
 /// to-many key path; `AND`/`&&`, `OR`/`||`, `NOT`/`!` and parentheses; `TRUEPREDICATE`,
 /// `FALSEPREDICATE`; literals (numbers, quoted strings, `true`/`false`/`YES`/`NO`, `nil`/`NULL`);
 /// `%@` (values) and `%K` (key paths) from the arguments in order.
@@ -15,8 +16,9 @@ import Foundation
 /// let predicate = try PredicateParser.parse("age > %@ AND name BEGINSWITH[c] %@", arguments: [3, "r"])
 /// ```
 enum PredicateParser {
-    static func parse(_ format: String, arguments: [Any]) throws(FloeError) -> QueryPredicate {
+    static func parse(_ format: String, arguments: [Any], className: String? = nil) throws(FloeError) -> QueryPredicate {
         var parser = Parser(text: format, arguments: arguments)
+        parser.className = className
         let predicate = try parser.parseOr()
         parser.skipSpaces()
         guard parser.position == parser.characters.count else { throw parser.failure("unexpected text after the predicate") }
@@ -65,6 +67,8 @@ enum PredicateParser {
         let arguments: [Any]
         var position = 0
         var nextArgument = 0
+        /// The class the predicate is for (named by errors about geospatial literals), when known.
+        var className: String?
         /// The key paths read so far: as the predicate tree names them, where they start, as written.
         var keyPaths: [(path: String, position: Int, token: String)] = []
 
@@ -134,6 +138,7 @@ enum PredicateParser {
                 // `location GEOWITHIN %@` with a GeoCircle, GeoBox or GeoPolygon argument.
                 guard case .keyPath(let path) = lhs else { throw failure("GEOWITHIN follows a property", at: operatorStart) }
                 skipSpaces()
+                if !peek("%@") { return .geoWithin(path, try parseGeoLiteral(for: path)) }
                 guard take("%@") else { throw failure("GEOWITHIN takes a %@ argument: a GeoCircle, GeoBox or GeoPolygon") }
                 guard nextArgument < arguments.count, let shape = GeoShape(arguments[nextArgument]) else {
                     throw failure("GEOWITHIN's argument must be a GeoCircle, GeoBox or GeoPolygon", at: position - 2)
@@ -184,6 +189,87 @@ enum PredicateParser {
             case .equal, .in: return membership
             case .notEqual: return .not(membership)
             default: throw failure("@type takes ==, != or IN", at: operatorStart)
+            }
+        }
+
+        /// A geospatial shape written in the predicate, as Realm Query Language writes them
+        /// (points are `[longitude, latitude]`, an altitude may follow): `geoCircle([lng, lat],
+        /// radiusInRadians)`, `geoBox([lng, lat], [lng, lat])` (bottom-left, top-right) and
+        /// `geoPolygon({[lng, lat], …}, {…})` (the outer ring, then any holes, each closed).
+        mutating func parseGeoLiteral(for path: QueryKeyPath) throws(FloeError) -> GeoShape {
+            skipSpaces()
+            let start = position
+            var end = start
+            while end < characters.count, characters[end] != ")" { end += 1 }
+            let literal = Self.string(characters[start..<min(end + 1, characters.count)])
+            let subject = className.map { "\($0).\(path)" } ?? "'\(path)'"
+            let predicate = text
+            let bad: (String) -> FloeError = { reason in
+                .invalidPredicate(predicate: predicate, position: start, token: literal,
+                                  reason: "GEOWITHIN for \(subject): \(reason) in '\(literal)'")
+            }
+            let kind: String
+            if takeWord("GEOCIRCLE") { kind = "circle" }
+            else if takeWord("GEOBOX") { kind = "box" }
+            else if takeWord("GEOPOLYGON") { kind = "polygon" }
+            else { throw bad("expected %@, geoCircle(…), geoBox(…) or geoPolygon(…)") }
+            guard take("(") else { throw bad("expected '(' after geo\(kind == "circle" ? "Circle" : kind == "box" ? "Box" : "Polygon")") }
+            let shape: GeoShape
+            switch kind {
+            case "circle":
+                let center = try geoPoint(bad)
+                guard take(",") else { throw bad("expected ',' then the radius in radians") }
+                let radius = try geoNumber(bad, what: "the radius in radians")
+                guard let circle = GeoCircle(center: center, radiusInRadians: radius) else { throw bad("the radius must be zero or more radians") }
+                shape = .circle(circle)
+            case "box":
+                let bottomLeft = try geoPoint(bad)
+                guard take(",") else { throw bad("expected ',' then the top-right point") }
+                let topRight = try geoPoint(bad)
+                shape = .box(GeoBox(bottomLeft: bottomLeft, topRight: topRight))
+            default:
+                var rings: [[GeoPoint]] = []
+                repeat {
+                    guard take("{") else { throw bad("expected '{' to open a ring of points") }
+                    var ring: [GeoPoint] = []
+                    repeat { ring.append(try geoPoint(bad)) } while take(",")
+                    guard take("}") else { throw bad("expected '}' to close a ring of points") }
+                    rings.append(ring)
+                } while take(",")
+                guard let polygon = GeoPolygon(outerRing: rings[0], holes: Array(rings.dropFirst())) else {
+                    throw bad("each ring needs at least four points, its last equal to its first")
+                }
+                shape = .polygon(polygon)
+            }
+            guard take(")") else { throw bad("expected ')'") }
+            return shape
+        }
+
+        /// `[longitude, latitude]` or `[longitude, latitude, altitude]`.
+        mutating func geoPoint(_ bad: (String) -> FloeError) throws(FloeError) -> GeoPoint {
+            guard take("[") else { throw bad("expected a point [longitude, latitude]") }
+            let longitude = try geoNumber(bad, what: "a longitude")
+            guard take(",") else { throw bad("expected ',' then a latitude") }
+            let latitude = try geoNumber(bad, what: "a latitude")
+            let altitude = take(",") ? try geoNumber(bad, what: "an altitude") : 0
+            guard take("]") else { throw bad("expected ']' to close a point") }
+            guard let point = GeoPoint(latitude: latitude, longitude: longitude, altitude: altitude) else {
+                throw bad("[\(longitude), \(latitude)] is not a point (longitude −180…180, latitude −90…90, altitude not negative)")
+            }
+            return point
+        }
+
+        mutating func geoNumber(_ bad: (String) -> FloeError, what: String) throws(FloeError) -> Double {
+            skipSpaces()
+            guard position < characters.count else { throw bad("expected \(what)") }
+            let character = characters[position]
+            guard Self.isDigit(character) || ((character == "-" || character == "+") && position + 1 < characters.count && Self.isDigit(characters[position + 1])) else {
+                throw bad("expected \(what)")
+            }
+            switch try parseNumber() {
+            case .int(let int): return Double(int)
+            case .double(let double): return double
+            default: throw bad("expected \(what)")
             }
         }
 

@@ -14,7 +14,7 @@ extension Results {
     ///   a property the class does not have or an operator or value its type does not take
     ///   (the reason names the class and the key path).
     public func filter(_ predicateFormat: String, _ args: Any...) throws -> Results<Element> {
-        let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
+        let predicate = try PredicateParser.parse(predicateFormat, arguments: args, className: Element.className())
         return try PredicateParser.locatingErrors(in: predicateFormat, arguments: args) {
             try narrowed((query ?? ResultsQuery(predicate: nil, sort: [])).filtered(by: predicate))
         }
