@@ -115,6 +115,8 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     /// Whether someone iterates the stream `.withDeletedKeys` (finding each deleted object's
     /// key costs a search per deletion, so it is done only then). Shared by the differ's copies.
     let deletedKeysWanted = Locked(false)
+    /// Set by a skipped write until the next update is made (see ``CollectionChangeWithKeys/measuredFrom``).
+    var rebased = false
 
     var observedTables: Set<String>? {
         guard let tables = source.observedTables else { return nil }
@@ -132,6 +134,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func rebase(to base: Snapshot) throws(FloeError) {
+        rebased = true
         if let incremental, try incremental.reset(at: base) {
             previous = .keys(incremental.keys)
             return
@@ -140,6 +143,19 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func diff(from old: Snapshot, to new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        guard rebased else { return try measuredDiff(from: old, to: new, changes: changes) }
+        let before = previous
+        let produced = try measuredDiff(from: old, to: new, changes: changes)
+        guard let element = produced.element else { return produced }
+        // The first update after a skipped write: it carries the state it is measured from, so
+        // that a stream built on this one (sections) moves its own state there first.
+        rebased = false
+        let base: Source.FrozenCollection
+        if case .keys(let keys)? = before { base = try source.frozen(at: store.pinned(old), keys: keys) } else { base = try source.frozen(at: store.pinned(old)) }
+        return (CollectionChangeWithKeys(change: element.change, deletedKeys: element.deletedKeys, measuredFrom: base), produced.ended)
+    }
+
+    private mutating func measuredDiff(from old: Snapshot, to new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
         if source.holdsEveryObjectInKeyOrder, filter == nil, let changes, case .keys(let keys)? = previous, let type = source.elementType,
            changes.tables[type.className()]?.structureChanged != true {
             return try keyOrderedDiff(keys, type: type, from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges())
