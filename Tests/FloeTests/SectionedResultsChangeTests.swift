@@ -288,4 +288,26 @@ import Testing
         }
         #expect(skipped > 10 && updates > 40)
     }
+
+    /// The Swift key-path form: a write to a property the key paths do not read is no
+    /// modification, one to a property they read is.
+    @Test func swiftKeyPathsRestrictModifications() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sections-\(UUID())"))
+        try await realm.write { realm in
+            for (id, name) in ["Ada", "Al", "Bo"].enumerated() { try realm.create(Contact.self, value: ["id": id, "name": name]) }
+        }
+        let stream = try await realm.read { realm in
+            try realm.objects(Contact.self).sorted(byKeyPath: "name").sectioned(by: \.firstLetter).changes(keyPaths: [\Contact.name])
+        }
+        var iterator = stream.makeAsyncIterator()
+        guard case .initial? = await iterator.next() else { Issue.record("no initial sections"); return }
+        try await realm.write { realm in realm.object(ofType: Contact.self, forPrimaryKey: 0)!.age = 5 }       // Ada: not watched
+        try await realm.write { realm in realm.object(ofType: Contact.self, forPrimaryKey: 1)!.name = "Alf" }  // Al, in place
+        guard case .update(let sections, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete)? = await iterator.next() else {
+            Issue.record("no update"); return
+        }
+        #expect(Self.layout(sections).map(\.ids) == [[0, 1], [2]])
+        #expect(modifications == [IndexPath(indexes: [0, 1])])
+        #expect(deletions.isEmpty && insertions.isEmpty && sectionsToInsert.isEmpty && sectionsToDelete.isEmpty)
+    }
 }
