@@ -46,12 +46,16 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     let nextElement: @Sendable () async -> CollectionChangeWithKeys<C>?
     /// Set when this form is iterated: only then are deleted objects' keys looked up.
     let keysWanted: Locked<Bool>
+    /// Set by a stream built on this one that needs, after a skipped write, the state the
+    /// next update is measured from (see ``CollectionChangeWithKeys/measuredFrom``).
+    let baseWanted: Locked<Bool>
     /// This stream's identity, shared by its copies.
     public let changeStreamID: ChangeStreamID
 
     init<Source: CollectionSource>(channel: ChangeChannel<CollectionDiffer<Source>>) where Source.FrozenCollection == C {
         nextElement = { await channel.next() }
         keysWanted = channel.state.withLock { $0.differ?.deletedKeysWanted } ?? Locked(false)
+        baseWanted = channel.state.withLock { $0.differ?.baseWanted } ?? Locked(false)
         changeStreamID = ChangeStreamID(channel: channel)
     }
 
@@ -115,7 +119,10 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     /// Whether someone iterates the stream `.withDeletedKeys` (finding each deleted object's
     /// key costs a search per deletion, so it is done only then). Shared by the differ's copies.
     let deletedKeysWanted = Locked(false)
-    /// Set by a skipped write until the next update is made (see ``CollectionChangeWithKeys/measuredFrom``).
+    /// Whether the update after a skipped write carries the state it is measured from (see
+    /// ``CollectionChangeWithKeys/measuredFrom``): set for sections. Shared by the differ's copies.
+    let baseWanted = Locked(false)
+    /// Set by a skipped write until the next update is made.
     var rebased = false
 
     var observedTables: Set<String>? {
@@ -134,7 +141,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func rebase(to base: Snapshot) throws(FloeError) {
-        rebased = true
+        rebased = baseWanted.withLock { $0 }
         if let incremental, try incremental.reset(at: base) {
             previous = .keys(incremental.keys)
             return

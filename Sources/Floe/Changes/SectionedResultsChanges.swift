@@ -69,6 +69,7 @@ extension SectionedResults where Key: Sendable {
     public func changes(keyPaths: [String]?) throws -> SectionedResultsChanges<Key, Element> {
         let flat = try results.changes(keyPaths: keyPaths)
         let next = flat.withDeletedKeys.nextElement
+        flat.withDeletedKeys.baseWanted.withLock { $0 = true }
         let sectioner = Sectioner(sectionKey: sectionKey, keyOrder: keyOrder)
         // With key paths, an object written in a property they do not name is not reported
         // modified, so its section key may change unseen: then every key is computed again.
