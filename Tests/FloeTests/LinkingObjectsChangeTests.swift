@@ -153,4 +153,30 @@ import Testing
         try await realm.write { realm in try realm.delete(realm.object(ofType: Pet.self, forPrimaryKey: 0)!) }
         #expect(await owners.next() == nil)
     }
+
+    /// An origin that lists the target twice stands twice among its linking objects: writing
+    /// it modifies both places (as a list holding an object twice reports both).
+    @Test func anOriginLinkingTwiceIsModifiedAtEveryPlace() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "linking-\(UUID())"))
+        try await realm.write { realm in
+            let rex = try realm.create(Pet.self, value: ["id": 0, "name": "Rex"])
+            let ann = try realm.create(Walker.self, value: ["id": 0, "name": "Ann"])
+            ann.pets.append(rex)
+            ann.pets.append(rex)
+            let bob = try realm.create(Walker.self, value: ["id": 1, "name": "Bob"])
+            bob.pets.append(rex)
+        }
+        let stream = try await realm.read { realm in try realm.object(ofType: Pet.self, forPrimaryKey: 0)!.listers.changes }
+        var iterator = stream.makeAsyncIterator()
+        guard case .initial(let listers)? = await iterator.next() else { Issue.record("no initial state"); return }
+        #expect(listers.map(\.id) == [0, 0, 1])
+        try await realm.write { realm in realm.object(ofType: Walker.self, forPrimaryKey: 0)!.name = "Anne" }
+        guard case .update(let after, let deletions, let insertions, let modifications)? = await iterator.next() else { Issue.record("no update"); return }
+        #expect(after.map(\.id) == [0, 0, 1])
+        #expect(modifications == [0, 1])
+        #expect(deletions.isEmpty && insertions.isEmpty)
+        try await realm.write { realm in realm.object(ofType: Walker.self, forPrimaryKey: 1)!.name = "Bobby" }
+        guard case .update(_, _, _, let modifications2)? = await iterator.next() else { Issue.record("no second update"); return }
+        #expect(modifications2 == [2])
+    }
 }

@@ -178,4 +178,136 @@ import Testing
             }
         }
     }
+
+    /// A write that skips the stream: the next update is measured from the sections after it.
+    @Test func anUpdateAfterASkippedWriteIsMeasuredFromTheStateAfterIt() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sections-\(UUID())"))
+        try await realm.write { realm in
+            for (id, name) in ["Alice", "Bob"].enumerated() { try realm.create(Contact.self, value: ["id": id, "name": name]) }
+        }
+        let stream = try await realm.read { realm in try realm.objects(Contact.self).sorted(byKeyPath: "name").sectioned(by: \.firstLetter).changes }
+        var iterator = stream.makeAsyncIterator()
+        guard case .initial(let first)? = await iterator.next() else { Issue.record("no initial sections"); return }
+        #expect(first.allKeys == ["A", "B"])
+        try await realm.write(withoutNotifying: [stream]) { realm in
+            try realm.create(Contact.self, value: ["id": 2, "name": "Carl"])
+            try realm.create(Contact.self, value: ["id": 3, "name": "Aaron"])
+            return ()
+        }
+        try await realm.write { realm in realm.object(ofType: Contact.self, forPrimaryKey: 0)!.age = 30 }   // Alice, now at [0, 1]
+        guard case .update(let sections, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete)? = await iterator.next() else {
+            Issue.record("no update"); return
+        }
+        #expect(Self.layout(sections).map(\.key) == ["A", "B", "C"])
+        #expect(Self.layout(sections).map(\.ids) == [[3, 0], [1], [2]])
+        #expect(modifications == [IndexPath(indexes: [0, 1])])
+        #expect(deletions.isEmpty && insertions.isEmpty && sectionsToInsert.isEmpty && sectionsToDelete.isEmpty)
+    }
+
+    /// Random writes, about one in three skipping the streams (at most two in a row): every
+    /// update applied to the sections after the previous write gives the new sections, which
+    /// equal the sections read afresh. Every write reaches every stream (no filter, and the key
+    /// paths name each property a write sets), so each normal write is one update.
+    @Test func randomSkippedWritesKeepUpdatesApplicable() async throws {
+        let realm = try await SectionedResultsTests.makeRealm(count: 40)
+        let makers: [@Sendable (borrowing Realm.ReadTransaction) throws -> SectionedResultsChanges<String, Contact>] = [Self.streams[0], Self.streams[1], Self.streams[2],
+                      { try $0.objects(Contact.self).sectioned(by: \.firstLetter).changes(keyPaths: ["name", "age"]) }]
+        let fresh: [@Sendable (borrowing Realm.ReadTransaction) throws -> [(key: String, ids: [Int])]] = [Self.fresh[0], Self.fresh[1], Self.fresh[2],
+                     { try $0.objects(Contact.self).sectioned(by: \.firstLetter).map { ($0.key, $0.map(\.id)) } }]
+        let streams = try await realm.read { realm in try makers.map { try $0(realm) } }
+        let skippable: [any ChangeStream] = streams
+        var iterators = streams.map { $0.makeAsyncIterator() }
+        var states: [[(key: String, ids: [Int])]] = []
+        for index in iterators.indices {
+            guard case .initial(let sections)? = await iterators[index].next() else { Issue.record("expected .initial"); return }
+            states.append(Self.layout(sections))
+        }
+        var random = SeededGenerator(seed: 61)
+        var nextID = 1_000
+        var skippedInARow = 0
+        var (skipped, updates) = (0, 0)
+        for round in 0..<90 {
+            let choice = Int.random(in: 0..<5, using: &random)
+            let name = SectionedResultsTests.names.randomElement(using: &random)!
+            let pick = Int.random(in: 0..<1_000, using: &random)
+            let age = Int.random(in: 0...9, using: &random)
+            let skip = Int.random(in: 0..<3, using: &random) == 0 && skippedInARow < 2
+            nextID += 1
+            let id = nextID
+            let write = { @Sendable (realm: borrowing Realm.Transaction) throws in
+                let contacts = realm.objects(Contact.self)
+                switch choice {
+                case 0: try realm.create(Contact.self, value: ["id": id, "name": name, "age": age])
+                case 1: try realm.delete(contacts[pick % contacts.count])
+                case 2: contacts[pick % contacts.count].name = name
+                case 3: contacts[pick % contacts.count].age = age
+                default:
+                    let first = contacts[pick % contacts.count]
+                    let (key, age) = (first.id, first.age)
+                    try realm.delete(first)
+                    try realm.create(Contact.self, value: ["id": key, "name": name, "age": age])
+                    contacts[(pick + 1) % contacts.count].name = name
+                }
+            }
+            if skip {
+                try await realm.write(withoutNotifying: skippable) { realm in try write(realm) }
+            } else {
+                try await realm.write { realm in try write(realm) }
+            }
+            let wanted = try await realm.read { realm in try fresh.map { try $0(realm) } }
+            if skip {
+                // The streams report nothing for this write: their next update starts here.
+                states = wanted
+                skippedInARow += 1
+                skipped += 1
+                continue
+            }
+            skippedInARow = 0
+            updates += 1
+            for index in iterators.indices {
+                guard case .update(let sections, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete)? = await iterators[index].next() else {
+                    Issue.record("expected .update"); return
+                }
+                let new = Self.layout(sections)
+                var state = states[index]
+                for path in modifications + deletions {
+                    #expect(state.indices.contains(path[0]) && state[path[0]].ids.indices.contains(path[1]), "stream \(index), round \(round): \(path)")
+                }
+                for path in deletions.reversed() where state.indices.contains(path[0]) && state[path[0]].ids.indices.contains(path[1]) {
+                    state[path[0]].ids.remove(at: path[1])
+                }
+                for section in sectionsToDelete.reversed() where state.indices.contains(section) { state.remove(at: section) }
+                for section in sectionsToInsert where section <= state.count { state.insert((new[section].key, new[section].ids), at: section) }
+                for path in insertions where state.indices.contains(path[0]) && path[1] <= state[path[0]].ids.count {
+                    state[path[0]].ids.insert(new[path[0]].ids[path[1]], at: path[1])
+                }
+                #expect(state.map(\.key) == new.map(\.key) && state.map(\.ids) == new.map(\.ids), "stream \(index), round \(round)")
+                #expect(new.map(\.key) == wanted[index].map(\.key) && new.map(\.ids) == wanted[index].map(\.ids), "stream \(index), round \(round)")
+                states[index] = new
+            }
+        }
+        #expect(skipped > 10 && updates > 40)
+    }
+
+    /// The Swift key-path form: a write to a property the key paths do not read is no
+    /// modification, one to a property they read is.
+    @Test func swiftKeyPathsRestrictModifications() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sections-\(UUID())"))
+        try await realm.write { realm in
+            for (id, name) in ["Ada", "Al", "Bo"].enumerated() { try realm.create(Contact.self, value: ["id": id, "name": name]) }
+        }
+        let stream = try await realm.read { realm in
+            try realm.objects(Contact.self).sorted(byKeyPath: "name").sectioned(by: \.firstLetter).changes(keyPaths: [\Contact.name])
+        }
+        var iterator = stream.makeAsyncIterator()
+        guard case .initial? = await iterator.next() else { Issue.record("no initial sections"); return }
+        try await realm.write { realm in realm.object(ofType: Contact.self, forPrimaryKey: 0)!.age = 5 }       // Ada: not watched
+        try await realm.write { realm in realm.object(ofType: Contact.self, forPrimaryKey: 1)!.name = "Alf" }  // Al, in place
+        guard case .update(let sections, let deletions, let insertions, let modifications, let sectionsToInsert, let sectionsToDelete)? = await iterator.next() else {
+            Issue.record("no update"); return
+        }
+        #expect(Self.layout(sections).map(\.ids) == [[0, 1], [2]])
+        #expect(modifications == [IndexPath(indexes: [0, 1])])
+        #expect(deletions.isEmpty && insertions.isEmpty && sectionsToInsert.isEmpty && sectionsToDelete.isEmpty)
+    }
 }

@@ -39,6 +39,15 @@ public struct CollectionChangeWithKeys<C: Sendable>: Sendable {
     /// For each of the update's deletions, in the same order, the primary key (or, for classes
     /// without one, the object key) of the object that was there. Empty for collections of values.
     public let deletedKeys: [PrimaryKeyValue]
+    /// For the first update after a write that skipped the stream: the collection the update is
+    /// measured from (the state after the skipped write), which the consumer never saw.
+    let measuredFrom: C?
+
+    init(change: RealmCollectionChange<C>, deletedKeys: [PrimaryKeyValue], measuredFrom: C? = nil) {
+        self.change = change
+        self.deletedKeys = deletedKeys
+        self.measuredFrom = measuredFrom
+    }
 }
 
 /// How a change names an object: its primary key, or its object key when its class has none.

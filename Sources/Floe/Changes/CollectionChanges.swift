@@ -46,6 +46,9 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     let nextElement: @Sendable () async -> CollectionChangeWithKeys<C>?
     /// Set when this form is iterated: only then are deleted objects' keys looked up.
     let keysWanted: Locked<Bool>
+    /// Set by a stream built on this one that needs, after a skipped write, the state the
+    /// next update is measured from (see ``CollectionChangeWithKeys/measuredFrom``).
+    let baseWanted: Locked<Bool>
     /// This stream's identity, shared by its copies.
     public let changeStreamID: ChangeStreamID
 
@@ -58,6 +61,7 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     init<Source: CollectionSource>(channel: ChangeChannel<CollectionDiffer<Source>>) where Source.FrozenCollection == C {
         nextElement = { await channel.next() }
         keysWanted = channel.state.withLock { $0.differ?.deletedKeysWanted } ?? Locked(false)
+        baseWanted = channel.state.withLock { $0.differ?.baseWanted } ?? Locked(false)
         changeStreamID = ChangeStreamID(channel: channel)
     }
 
@@ -121,6 +125,11 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     /// Whether someone iterates the stream `.withDeletedKeys` (finding each deleted object's
     /// key costs a search per deletion, so it is done only then). Shared by the differ's copies.
     let deletedKeysWanted = Locked(false)
+    /// Whether the update after a skipped write carries the state it is measured from (see
+    /// ``CollectionChangeWithKeys/measuredFrom``): set for sections. Shared by the differ's copies.
+    let baseWanted = Locked(false)
+    /// Set by a skipped write until the next update is made.
+    var rebased = false
 
     var observedTables: Set<String>? {
         guard let tables = source.observedTables else { return nil }
@@ -138,6 +147,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func rebase(to base: Snapshot) throws(FloeError) {
+        rebased = baseWanted.withLock { $0 }
         if let incremental, try incremental.reset(at: base) {
             previous = .keys(incremental.keys)
             return
@@ -146,6 +156,19 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
     }
 
     mutating func diff(from old: Snapshot, to new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
+        guard rebased else { return try measuredDiff(from: old, to: new, changes: changes) }
+        let before = previous
+        let produced = try measuredDiff(from: old, to: new, changes: changes)
+        guard let element = produced.element else { return produced }
+        // The first update after a skipped write: it carries the state it is measured from, so
+        // that a stream built on this one (sections) moves its own state there first.
+        rebased = false
+        let base: Source.FrozenCollection
+        if case .keys(let keys)? = before { base = try source.frozen(at: store.pinned(old), keys: keys) } else { base = try source.frozen(at: store.pinned(old)) }
+        return (CollectionChangeWithKeys(change: element.change, deletedKeys: element.deletedKeys, measuredFrom: base), produced.ended)
+    }
+
+    private mutating func measuredDiff(from old: Snapshot, to new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (element: CollectionChangeWithKeys<Source.FrozenCollection>?, ended: Bool) {
         if source.holdsEveryObjectInKeyOrder, filter == nil, let changes, case .keys(let keys)? = previous, let type = source.elementType,
            changes.tables[type.className()]?.structureChanged != true {
             return try keyOrderedDiff(keys, type: type, from: old, to: new, changes: changes.tables[type.className()] ?? ChangeSet.TableChanges())

@@ -18,8 +18,9 @@ enum LinkingObjectsDiff {
         let isCollection: Bool
     }
 
-    /// The new keys and the diff from `previous` (ascending, each origin once); nil when an
-    /// origin links to the target more than once (then the origins are compared in full).
+    /// The new keys and the diff from `previous` (ascending, an origin that links more than once
+    /// at each of its places); nil when such an origin's links were written (then the origins
+    /// are compared in full).
     static func make(previous: [Int64], link: Link, changes: ChangeSet.TableChanges, at new: Snapshot,
                      modified: (Int64) -> Bool) throws(FloeError) -> (keys: [Int64], diff: CollectionDiff)? {
         var touched = Set(changes.deleted).union(changes.inserted)
@@ -43,8 +44,13 @@ enum LinkingObjectsDiff {
         diff.deletions = removed
         let removedSet = Set(removed)
         for (key, _) in changes.modified where modified(key) {
-            let position = lowerBound(key, in: previous)
-            if position < previous.count && previous[position] == key && !removedSet.contains(position) { diff.modifications.append(position) }
+            // An origin linking more than once stands at each of its positions (adjacent, the
+            // keys being ascending): every one of them is modified.
+            var position = lowerBound(key, in: previous)
+            while position < previous.count && previous[position] == key {
+                if !removedSet.contains(position) { diff.modifications.append(position) }
+                position += 1
+            }
         }
         diff.modifications.sort()
         guard !removed.isEmpty || !added.isEmpty else { return (previous, diff) }

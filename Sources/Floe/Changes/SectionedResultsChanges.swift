@@ -69,14 +69,20 @@ extension SectionedResults where Key: Sendable {
     public func changes(keyPaths: [String]?) throws -> SectionedResultsChanges<Key, Element> {
         let flat = try results.changes(keyPaths: keyPaths)
         let next = flat.withDeletedKeys.nextElement
+        flat.withDeletedKeys.baseWanted.withLock { $0 = true }
         let sectioner = Sectioner(sectionKey: sectionKey, keyOrder: keyOrder)
         // With key paths, an object written in a property they do not name is not reported
         // modified, so its section key may change unseen: then every key is computed again.
         let incremental = keyPaths == nil
         let previous = Locked<Sectioner<Key, Element>.Layout?>(nil)
         return SectionedResultsChanges(nextElement: {
-            guard let change = await next()?.change else { return nil }
-            switch change {
+            guard let element = await next() else { return nil }
+            if let base = element.measuredFrom {
+                // A write skipped this stream: the update is measured from the state after it.
+                let layout = sectioner.layout(of: base)
+                previous.withLock { $0 = layout }
+            }
+            switch element.change {
             case .initial(let results):
                 let layout = sectioner.layout(of: results)
                 previous.withLock { $0 = layout }
@@ -296,9 +302,12 @@ struct Sectioner<Key: _Persistable & Hashable & Sendable, Element: Object>: Send
                 flat: (deletions: [Int], insertions: [Int], modifications: [Int])) -> SectionedResultsChange<FrozenSectionedResults<Key, Element>> {
         let oldKeys = old.results.keys ?? old.results.map(\.key)
         let newKeys = new.results.keys ?? new.results.map(\.key)
-        let modified = Set(flat.modifications.map { oldKeys[$0] })
+        // Positions outside the states are ignored rather than trusted (the diff of the keys
+        // themselves still gives every deletion and insertion).
+        let modified = Set(flat.modifications.lazy.filter { oldKeys.indices.contains($0) }.map { oldKeys[$0] })
         // An object deleted and another made with its key in one commit: gone, and come.
-        let replaced = Set(flat.deletions.map { oldKeys[$0] }).intersection(flat.insertions.map { newKeys[$0] })
+        let replaced = Set(flat.deletions.lazy.filter { oldKeys.indices.contains($0) }.map { oldKeys[$0] })
+            .intersection(flat.insertions.lazy.filter { newKeys.indices.contains($0) }.map { newKeys[$0] })
         var newSection: [Key: Int] = [:]
         for (index, section) in new.sections.enumerated() { newSection[section.key] = index }
         var oldSection: [Key: Int] = [:]

@@ -33,6 +33,20 @@ extension Results {
     }
 }
 
+extension SectionedResults where Key: Sendable {
+    /// These sections' changes, counting an object as modified only when a property that
+    /// `keyPaths` read changed.
+    ///
+    /// ```swift
+    /// for await change in try contacts.sectioned(by: \.firstLetter).changes(keyPaths: [\Contact.name]) { print(change) }
+    /// ```
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and key path.
+    public func changes(keyPaths: [PartialKeyPath<Element>]) throws -> SectionedResultsChanges<Key, Element> {
+        try changes(keyPaths: Optional(ProjectionNames.rootNames(keyPaths)))
+    }
+}
+
 extension List where Element: ObjectBase {
     /// This list's changes, counting an element object as modified only when a property that
     /// `keyPaths` read changed.

@@ -100,10 +100,12 @@ extension CollectionChangesWithKeys {
                 return CollectionChangeWithKeys(change: .initial(transform(collection)), deletedKeys: element.deletedKeys)
             case .update(let collection, let deletions, let insertions, let modifications):
                 return CollectionChangeWithKeys(change: .update(transform(collection), deletions: deletions, insertions: insertions,
-                                                                modifications: modifications), deletedKeys: element.deletedKeys)
+                                                                modifications: modifications), deletedKeys: element.deletedKeys,
+                                                measuredFrom: element.measuredFrom.map(transform))
             }
         }
         keysWanted = base.keysWanted
+        baseWanted = base.baseWanted
         changeStreamID = base.changeStreamID
     }
 }
