@@ -20,7 +20,7 @@ extension CollectionChanges {
         let keys = CollectionChangesWithKeys<FrozenAnyRealmCollection<C.Item>>(nextElement: {
             guard let element = await next() else { return nil }
             return CollectionChangeWithKeys(change: element.change.mapCollection { $0.erased }, deletedKeys: element.deletedKeys)
-        }, keysWanted: withDeletedKeys.keysWanted, changeStreamID: withDeletedKeys.changeStreamID)
+        }, keysWanted: withDeletedKeys.keysWanted, baseWanted: withDeletedKeys.baseWanted, changeStreamID: withDeletedKeys.changeStreamID)
         return CollectionChanges<FrozenAnyRealmCollection<C.Item>>(withDeletedKeys: keys)
     }
 }

@@ -52,9 +52,11 @@ public struct CollectionChangesWithKeys<C: Sendable>: AsyncSequence, ChangeStrea
     /// This stream's identity, shared by its copies.
     public let changeStreamID: ChangeStreamID
 
-    init(nextElement: @escaping @Sendable () async -> CollectionChangeWithKeys<C>?, keysWanted: Locked<Bool>, changeStreamID: ChangeStreamID) {
+    init(nextElement: @escaping @Sendable () async -> CollectionChangeWithKeys<C>?, keysWanted: Locked<Bool>,
+         baseWanted: Locked<Bool>, changeStreamID: ChangeStreamID) {
         self.nextElement = nextElement
         self.keysWanted = keysWanted
+        self.baseWanted = baseWanted
         self.changeStreamID = changeStreamID
     }
 
