@@ -39,4 +39,18 @@ import Testing
         }
         #expect(marks == (0..<10).map { [$0, $0 * 10] })
     }
+
+    final class LynxView: Projection<LookupReuseTests.Lynx> {
+        @Projected(\LookupReuseTests.Lynx.name) var name
+    }
+
+    @Test func listsKeptFromProjectionRootsStayWithTheirRoots() async throws {
+        let realm = try await LookupReuseTests.makeRealm()
+        let marks = try await realm.read { realm in
+            var lists: [List<Int>] = []
+            for view in realm.objects(LynxView.self) { lists.append(view.rootObject.marks) }
+            return lists.map { Array($0) }
+        }
+        #expect(marks == (0..<10).map { [$0, $0 * 10] })
+    }
 }

@@ -62,11 +62,12 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
         rootObject = object
     }
 
-    /// Whether nothing but this projection holds its root object (then iteration may re-point
-    /// the root at the next row).
+    /// Whether nothing but this projection holds its root object, nor anything but the root its
+    /// binding (then iteration may re-point the root at the next row: a list, set or map the
+    /// caller kept from the root holds the binding and must stay with its own row).
     @usableFromInline
     final func holdsOnlyReferenceToRoot() -> Bool {
-        isKnownUniquelyReferenced(&rootObject)
+        isKnownUniquelyReferenced(&rootObject) && isKnownUniquelyReferenced(&rootObject._floeBinding)
     }
 
     /// Whether the root object is managed by a realm.

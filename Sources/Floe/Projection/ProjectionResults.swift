@@ -60,7 +60,7 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
             if canReuse, previous != nil, isKnownUniquelyReferenced(&previous!) {
                 let projection = unsafeDowncast(previous!, to: Projection<Element.Root>.self)
                 if projection.holdsOnlyReferenceToRoot() {
-                    guard roots.next(reusing: projection.rootObject) != nil else {
+                    guard roots.advance(repointing: projection.rootObject) else {
                         previous = nil
                         return nil
                     }

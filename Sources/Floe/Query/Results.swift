@@ -118,6 +118,18 @@ public struct Results<Element: Object>: RandomAccessCollection {
             return previous
         }
 
+        /// Re-points `object` at the next row (the caller knows that nothing else holds it or
+        /// its binding); false after the last. The walk's common step, as in ``next()``.
+        @usableFromInline
+        mutating func advance(repointing object: Element) -> Bool {
+            guard keys == nil, object._floeBinding != nil else { return next(reusing: object) != nil }
+            // Unowned: the caller's object holds its binding.
+            unowned(unsafe) let objectBinding = object._floeBinding!
+            guard rows.step() != nil else { return false }
+            objectBinding.repoint(toRowOf: rows, in: core.transaction)
+            return true
+        }
+
         /// The next object: `reusable` re-pointed at it when given (the caller knows nothing
         /// else holds it), otherwise a new object. Keeps no reference to what it returns.
         @usableFromInline
