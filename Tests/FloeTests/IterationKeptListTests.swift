@@ -53,4 +53,64 @@ import Testing
         }
         #expect(marks == (0..<10).map { [$0, $0 * 10] })
     }
+
+    /// A weak reference does not keep an object alive, but it sees the object: the walk must
+    /// not re-point an object a weak reference still names.
+    final class WeakBox: @unchecked Sendable {
+        weak var lynx: LookupReuseTests.Lynx?
+    }
+
+    @Test func objectsHeldWeaklyDuringAWalkKeepTheirRows() async throws {
+        let realm = try await LookupReuseTests.makeRealm()
+        let seen = try await realm.read { realm in
+            let box = WeakBox()
+            var seen: [Int?] = []
+            for lynx in realm.objects(LookupReuseTests.Lynx.self) {
+                if lynx.id == 0 { box.lynx = lynx }
+                // The first object is gone once the walk lets it go, or it is still the first.
+                seen.append(box.lynx?.id)
+            }
+            return seen
+        }
+        #expect(seen.allSatisfy { $0 == nil || $0 == 0 }, "a weakly held object was re-pointed: \(seen)")
+    }
+
+    @Test func linkTargetsHeldWeaklyKeepTheirRows() async throws {
+        let realm = try await LookupReuseTests.makeRealm()
+        try await realm.write { realm in
+            for id in 0..<10 {
+                let den = Den()
+                den.id = id
+                den.lynx = realm.object(ofType: LookupReuseTests.Lynx.self, forPrimaryKey: id * 2)
+                try realm.add(den)
+            }
+        }
+        let ids = try await realm.read { realm in
+            let box = WeakBox()
+            var kept: LookupReuseTests.Lynx?
+            for den in realm.objects(Den.self) {
+                if den.id == 0 { kept = den.lynx; box.lynx = kept; kept = nil }
+                // Nothing holds the first target strongly any more, but the walk's own link
+                // cache does; the weak reference must keep naming the first target.
+                _ = den.lynx?.name
+                if let still = box.lynx { #expect(still.id == 0) }
+            }
+            return box.lynx?.id
+        }
+        #expect(ids == nil || ids == 0)
+    }
+
+    @Test func projectionRootsHeldWeaklyKeepTheirRows() async throws {
+        let realm = try await LookupReuseTests.makeRealm()
+        let seen = try await realm.read { realm in
+            let box = WeakBox()
+            var seen: [Int?] = []
+            for view in realm.objects(LynxView.self) {
+                if view.name == "lynx0" || box.lynx == nil && seen.isEmpty { box.lynx = view.rootObject }
+                seen.append(box.lynx?.id)
+            }
+            return seen
+        }
+        #expect(seen.allSatisfy { $0 == nil || $0 == 0 }, "a weakly held root was re-pointed: \(seen)")
+    }
 }

@@ -90,7 +90,7 @@ final class ObjectBinding {
         let key = Int64(bitPattern: word)
         let now = stamp
         // The target's binding must be unshared too: a collection kept from the target holds it.
-        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget), isKnownUniquelyReferenced(&linkTarget!._floeBinding),
+        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget), isKnownUniquelyReferenced(&linkTarget!._floeBinding), _getWeakRetainCount(linkTarget!) <= 1,
            ObjectIdentifier(Swift.type(of: linkTarget!)) == ObjectIdentifier(type), linkTarget!._floeBinding != nil {
             // Unowned: the target this binding holds holds its own binding.
             unowned(unsafe) let binding = linkTarget!._floeBinding!

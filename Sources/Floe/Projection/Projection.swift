@@ -68,6 +68,7 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     @usableFromInline
     final func holdsOnlyReferenceToRoot() -> Bool {
         isKnownUniquelyReferenced(&rootObject) && isKnownUniquelyReferenced(&rootObject._floeBinding)
+            && _getWeakRetainCount(rootObject) <= 1
     }
 
     /// Whether the root object is managed by a realm.

@@ -57,7 +57,7 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
         // generic type's metadata at run time.
         @inlinable
         public mutating func next() -> Element? {
-            if canReuse, previous != nil, isKnownUniquelyReferenced(&previous!) {
+            if canReuse, previous != nil, isKnownUniquelyReferenced(&previous!), _getWeakRetainCount(previous!) <= 1 {
                 let projection = unsafeDowncast(previous!, to: Projection<Element.Root>.self)
                 if projection.holdsOnlyReferenceToRoot() {
                     guard roots.advance(repointing: projection.rootObject) else {

@@ -100,9 +100,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         /// The next object of the results, or nil after the last.
         public mutating func next() -> Element? {
-            // The object and its binding both unshared: a list, set or map the caller kept from
-            // the object holds the binding, not the object, and must stay with its own row.
+            // The object and its binding both unshared, strongly or weakly: a list, set or map
+            // the caller kept from the object holds the binding, not the object, and a weak
+            // reference would otherwise see another row; each must stay with its own row.
             let reusable = previous != nil && isKnownUniquelyReferenced(&previous!) && isKnownUniquelyReferenced(&previous!._floeBinding)
+                && _getWeakRetainCount(previous!) <= 1
             if reusable, keys == nil, previous!._floeBinding != nil {
                 // Unowned: `previous` holds its binding.
                 unowned(unsafe) let objectBinding = previous!._floeBinding!
