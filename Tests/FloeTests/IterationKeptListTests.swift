@@ -12,6 +12,20 @@ import Testing
         @Persisted var lynx: LookupReuseTests.Lynx?
     }
 
+    /// The lynxes, and ten dens each linking to the lynx whose key is twice its own.
+    private func makeRealmWithDens() async throws -> Realm {
+        let realm = try await LookupReuseTests.makeRealm()
+        try await realm.write { realm in
+            for id in 0..<10 {
+                let den = Den()
+                den.id = id
+                den.lynx = realm.object(ofType: LookupReuseTests.Lynx.self, forPrimaryKey: id * 2)
+                try realm.add(den)
+            }
+        }
+        return realm
+    }
+
     @Test func listsKeptDuringAWalkStayWithTheirObjects() async throws {
         let realm = try await LookupReuseTests.makeRealm()
         let marks = try await realm.read { realm in
@@ -23,15 +37,7 @@ import Testing
     }
 
     @Test func listsKeptFromLinkTargetsStayWithTheirTargets() async throws {
-        let realm = try await LookupReuseTests.makeRealm()
-        try await realm.write { realm in
-            for id in 0..<10 {
-                let den = Den()
-                den.id = id
-                den.lynx = realm.object(ofType: LookupReuseTests.Lynx.self, forPrimaryKey: id * 2)
-                try realm.add(den)
-            }
-        }
+        let realm = try await makeRealmWithDens()
         let marks = try await realm.read { realm in
             var lists: [List<Int>] = []
             for den in realm.objects(Den.self) { lists.append(den.lynx!.marks) }
@@ -76,15 +82,7 @@ import Testing
     }
 
     @Test func linkTargetsHeldWeaklyKeepTheirRows() async throws {
-        let realm = try await LookupReuseTests.makeRealm()
-        try await realm.write { realm in
-            for id in 0..<10 {
-                let den = Den()
-                den.id = id
-                den.lynx = realm.object(ofType: LookupReuseTests.Lynx.self, forPrimaryKey: id * 2)
-                try realm.add(den)
-            }
-        }
+        let realm = try await makeRealmWithDens()
         let ids = try await realm.read { realm in
             let box = WeakBox()
             var kept: LookupReuseTests.Lynx?
