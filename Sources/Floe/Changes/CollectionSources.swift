@@ -116,6 +116,16 @@ extension ChangeSources {
     static func elementType(_ parent: ObjectBinding, column: Int) -> ObjectBase.Type? {
         parent.tableBinding.propertyOfColumn[column].flatMap { parent.tableBinding.schema.properties[$0].type.objectType }
     }
+
+    /// The changes of a list's or set's elements: `kind` names the collection in errors.
+    static func elementChanges<FrozenCollection: FrozenElements>(of parent: ObjectBinding?, column: Int, keyPaths: [String]?,
+                                                                  kind: String) throws -> CollectionChanges<FrozenCollection> {
+        let (store, parent) = try owner(parent, kind: kind)
+        let source = ElementsSource<FrozenCollection>(owner: parent.tableBinding, key: parent.key, column: column,
+                                                      elementType: elementType(parent, column: column))
+        let channel = try ChangeChannel<CollectionDiffer<ElementsSource<FrozenCollection>>>.collection(source, store: store, keyPaths: keyPaths, kind: kind)
+        return CollectionChanges(withDeletedKeys: CollectionChangesWithKeys(channel: channel))
+    }
 }
 
 extension Results {
@@ -169,11 +179,7 @@ extension List {
     ///
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and key path.
     public func changes(keyPaths: [String]?) throws -> CollectionChanges<FrozenList<Element>> {
-        let (store, parent) = try ChangeSources.owner(parent, kind: "List<\(Element.self)>")
-        let source = ElementsSource<FrozenList<Element>>(owner: parent.tableBinding, key: parent.key, column: column,
-                                                         elementType: ChangeSources.elementType(parent, column: column))
-        let channel = try ChangeChannel<CollectionDiffer<ElementsSource<FrozenList<Element>>>>.collection(source, store: store, keyPaths: keyPaths, kind: "List<\(Element.self)>")
-        return CollectionChanges(withDeletedKeys: CollectionChangesWithKeys(channel: channel))
+        try ChangeSources.elementChanges(of: parent, column: column, keyPaths: keyPaths, kind: "List<\(Element.self)>")
     }
 }
 
@@ -199,11 +205,7 @@ extension MutableSet {
     ///
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and key path.
     public func changes(keyPaths: [String]?) throws -> CollectionChanges<FrozenSet<Element>> {
-        let (store, parent) = try ChangeSources.owner(parent, kind: "MutableSet<\(Element.self)>")
-        let source = ElementsSource<FrozenSet<Element>>(owner: parent.tableBinding, key: parent.key, column: column,
-                                                        elementType: ChangeSources.elementType(parent, column: column))
-        let channel = try ChangeChannel<CollectionDiffer<ElementsSource<FrozenSet<Element>>>>.collection(source, store: store, keyPaths: keyPaths, kind: "MutableSet<\(Element.self)>")
-        return CollectionChanges(withDeletedKeys: CollectionChangesWithKeys(channel: channel))
+        try ChangeSources.elementChanges(of: parent, column: column, keyPaths: keyPaths, kind: "MutableSet<\(Element.self)>")
     }
 }
 
