@@ -8,28 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 swift build
 server="$(swift build --show-bin-path)/TodoServer"
-dir=$(mktemp -d)
-log="$dir/server.log"
-"$server" --port 0 --file "$dir/todos.floe" >"$log" 2>&1 &
-pid=$!
-stop() {   # only when the test failed: a passing run has already stopped the server with TERM
-    kill "$pid" 2>/dev/null || { rm -rf "$dir"; return 0; }
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap stop EXIT
-
-port=""
-for _ in $(seq 1 100); do
-    port=$(sed -n 's|^listening on http://127.0.0.1:\([0-9]*\)$|\1|p' "$log")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "FAIL the server did not start"; cat "$log"; exit 1; }
+source Scripts/server.sh
+start_server "$server"
+trap stop_server EXIT   # a passing run has already stopped the server with TERM
 echo "server on 127.0.0.1:$port"
-base="http://127.0.0.1:$port"
 
 curl -fsS "$base/" | grep -q 'new WebSocket' || { echo "FAIL / does not serve the page"; exit 1; }
 echo "ok page"

@@ -22,26 +22,9 @@ fi
 echo "== building the server (release)"
 swift build -c release >"$scratch/build.log" 2>&1 || { tail -30 "$scratch/build.log"; exit 1; }
 server="$(swift build -c release --show-bin-path)/TodoServer"
-dir=$(mktemp -d)
-log="$dir/server.log"
-"$server" --port 0 --file "$dir/todos.floe" >"$log" 2>&1 &
-pid=$!
-stop() {
-    kill -TERM "$pid" 2>/dev/null || { rm -rf "$dir"; return 0; }
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then echo "the server did not stop on SIGTERM within 5 s"; kill -9 "$pid" 2>/dev/null || true; fi
-    wait "$pid" 2>/dev/null || true
-    rm -rf "$dir"
-}
-trap stop EXIT
-port=""
-for _ in $(seq 1 100); do
-    port=$(sed -n 's|^listening on http://127.0.0.1:\([0-9]*\)$|\1|p' "$log")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "FAIL the server did not start"; cat "$log"; exit 1; }
-base="http://127.0.0.1:$port"
+source Scripts/server.sh
+start_server "$server"
+trap stop_server EXIT
 for i in $(seq 1 100); do
     curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d "{\"text\":\"todo $i\"}" "$base/todos"
 done
