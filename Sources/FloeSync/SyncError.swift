@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why sync refused a change or a connection. Each case names the class, property and value
 /// involved, and travels from the server to the client as it is.
 ///
@@ -56,4 +58,14 @@ public enum SyncError: Error, Sendable, Hashable, Codable, CustomStringConvertib
         default: false
         }
     }
+}
+
+/// Foundation's `localizedDescription` is the error's own message.
+///
+/// ```swift
+/// print(SyncError.unknownClass(className: "Dog").localizedDescription)
+/// ```
+extension SyncError: LocalizedError {
+    /// The message, the same as ``description``.
+    public var errorDescription: String? { description }
 }
