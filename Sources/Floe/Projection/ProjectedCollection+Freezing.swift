@@ -1,27 +1,43 @@
 // A projected collection's writes, freezing and thawing, and what it answers about its realm:
 // each goes to the list or set it maps (`friends` for `\Person.friends.projectTo.firstName`).
 
-/// The list or set an ``ElementMapper`` maps, seen without its kind.
-struct ProjectedElementsSource<Element: ObjectBase> {
-    let isFrozen: () -> Bool
-    let isInvalidated: () -> Bool
-    let realm: () -> Realm?
-    let freeze: () throws -> FrozenProjectedElements<Element>
+/// The list or set an ``ElementMapper`` maps.
+enum ProjectedElementsSource<Element: ObjectBase> {
+    case list(List<Element>)
+    case set(MutableSet<Element>)
 
-    static func list(_ list: List<Element>) -> Self {
-        Self(isFrozen: { list.isFrozen }, isInvalidated: { list.isInvalidated }, realm: { list.realm }, freeze: {
+    var isFrozen: Bool {
+        switch self {
+        case .list(let list): list.isFrozen
+        case .set(let set): set.isFrozen
+        }
+    }
+
+    var isInvalidated: Bool {
+        switch self {
+        case .list(let list): list.isInvalidated
+        case .set(let set): set.isInvalidated
+        }
+    }
+
+    var realm: Realm? {
+        switch self {
+        case .list(let list): list.realm
+        case .set(let set): set.realm
+        }
+    }
+
+    func freeze() throws -> FrozenProjectedElements<Element> {
+        switch self {
+        case .list(let list):
             let frozen = try list.freeze()
             return FrozenProjectedElements(count: frozen.count, element: { frozen[$0] }, version: frozen.version,
                                            thaw: { context in context.thaw(frozen)?.projectTo })
-        })
-    }
-
-    static func set(_ set: MutableSet<Element>) -> Self {
-        Self(isFrozen: { set.isFrozen }, isInvalidated: { set.isInvalidated }, realm: { set.realm }, freeze: {
+        case .set(let set):
             let frozen = try set.freeze()
             return FrozenProjectedElements(count: frozen.count, element: { frozen[$0] }, version: frozen.elements.version,
                                            thaw: { context in context.thaw(frozen)?.projectTo })
-        })
+        }
     }
 }
 
@@ -50,9 +66,8 @@ struct ProjectedCollectionBacking<Value> {
     let realm: () -> Realm?
     let freeze: () throws -> FrozenProjectedCollection<Value>
 
-    /// The backing of `member` of each object of `source`, or nil without a source.
-    init?<Object: ObjectBase>(mapping member: KeyPath<Object, Value>, of element: @escaping (Int) -> Object, source: ProjectedElementsSource<Object>?) {
-        guard let source else { return nil }
+    /// The backing of `member` of each object of `source`.
+    init<Object: ObjectBase>(mapping member: KeyPath<Object, Value>, of element: @escaping (Int) -> Object, source: ProjectedElementsSource<Object>) {
         write = { position, newValue in
             let object = element(position)
             if let writable = member as? ReferenceWritableKeyPath<Object, Value> {
@@ -61,9 +76,9 @@ struct ProjectedCollectionBacking<Value> {
                 ProjectedWrite.assign(newValue, through: member, of: object, in: "ProjectedCollection<\(Value.self)>")
             }
         }
-        isFrozen = source.isFrozen
-        isInvalidated = source.isInvalidated
-        realm = source.realm
+        isFrozen = { source.isFrozen }
+        isInvalidated = { source.isInvalidated }
+        realm = { source.realm }
         freeze = {
             let elements = try source.freeze()
             let mapped = FrozenMemberKeyPath(keyPath: member)
@@ -81,21 +96,21 @@ extension ProjectedCollection {
     /// ```swift
     /// if !projection.friendsFirstNames.isFrozen { print("live") }
     /// ```
-    public var isFrozen: Bool { backing?.isFrozen() ?? false }
+    public var isFrozen: Bool { makeBacking?().isFrozen() ?? false }
 
     /// Whether the object holding the mapped list or set was deleted.
     ///
     /// ```swift
     /// if projection.friendsFirstNames.isInvalidated { return }
     /// ```
-    public var isInvalidated: Bool { backing?.isInvalidated() ?? false }
+    public var isInvalidated: Bool { makeBacking?().isInvalidated() ?? false }
 
     /// The realm managing the mapped list or set (nil while its object is unmanaged).
     ///
     /// ```swift
     /// let realm = projection.friendsFirstNames.realm
     /// ```
-    public var realm: Realm? { backing?.realm() }
+    public var realm: Realm? { makeBacking?().realm() }
 
     /// A frozen, `Sendable` snapshot of these values at the realm's newest version.
     ///
@@ -107,7 +122,7 @@ extension ProjectedCollection {
     /// - Throws: ``FloeError/invalidOperation(className:detail:)`` when the mapped list's or
     ///   set's object is unmanaged.
     public func freeze() throws -> FrozenProjectedCollection<Element> {
-        guard let backing else {
+        guard let backing = makeBacking?() else {
             throw FloeError.invalidOperation(className: "ProjectedCollection<\(Element.self)>", detail: "this collection maps no list or set, so it cannot be frozen")
         }
         return try backing.freeze()

@@ -24,7 +24,7 @@ public struct ElementMapper<Element: ObjectBase> {
         let element = self.element
         return ProjectedCollection(count: count, element: { element($0)[keyPath: member] },
                                    elementPath: { ProjectedPaths.path(of: member) },
-                                   backing: ProjectedCollectionBacking(mapping: member, of: element, source: source))
+                                   backing: source.map { source in { ProjectedCollectionBacking(mapping: member, of: element, source: source) } })
     }
 }
 
@@ -42,15 +42,16 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
     let element: (Int) -> Element
     /// The element class's property the values come from, for queries and observation.
     let elementPath: () -> Result<ProjectedPath, FloeError>
-    /// Writes, freezing and what the mapped collection answers (nil: nothing to ask).
-    let backing: ProjectedCollectionBacking<Element>?
+    /// Writes, freezing and what the mapped collection answers, made when asked for (nil:
+    /// nothing to ask).
+    let makeBacking: (() -> ProjectedCollectionBacking<Element>)?
 
     init(count: @escaping () -> Int, element: @escaping (Int) -> Element, elementPath: @escaping () -> Result<ProjectedPath, FloeError>,
-         backing: ProjectedCollectionBacking<Element>? = nil) {
+         backing: (() -> ProjectedCollectionBacking<Element>)? = nil) {
         countOfElements = count
         self.element = element
         self.elementPath = elementPath
-        self.backing = backing
+        makeBacking = backing
     }
 
     /// 0.
@@ -66,7 +67,7 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
     /// ```
     public subscript(position: Int) -> Element {
         get { element(position) }
-        nonmutating set { backing?.write(position, newValue) }
+        nonmutating set { makeBacking?().write(position, newValue) }
     }
 
     /// The values, one a line: `ProjectedCollection<String> {\n\t[0] Bee\n}`.
