@@ -35,10 +35,13 @@ extension ProjectionObservable {
     /// ```
     ///
     /// - Throws: ``FloeError/invalidOperation(className:detail:)`` when the root object is not
-    ///   managed; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a projected property
-    ///   whose key path reads no persisted property.
+    ///   managed or was deleted; ``FloeError/invalidKeyPath(className:keyPath:reason:)`` for a
+    ///   projected property whose key path reads no persisted property.
     public func freeze() throws -> FrozenProjection<Self> {
         _ = try ProjectionSchema.properties(of: Self.self)
+        if rootObject.isInvalidated {
+            throw FloeError.invalidOperation(className: "\(Self.self)", detail: "its \(Root.className()) object was deleted, so it cannot be frozen")
+        }
         return FrozenProjection(rootObject: try rootObject.freeze())
     }
 

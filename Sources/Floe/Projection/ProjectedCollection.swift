@@ -11,6 +11,8 @@
 public struct ElementMapper<Element: ObjectBase> {
     let count: () -> Int
     let element: (Int) -> Element
+    /// The list or set itself, for freezing, thawing and what it answers about its realm.
+    var source: ProjectedElementsSource<Element>? = nil
 
     /// The values of `member` of each object, in the collection's order.
     ///
@@ -21,27 +23,35 @@ public struct ElementMapper<Element: ObjectBase> {
         let count = self.count
         let element = self.element
         return ProjectedCollection(count: count, element: { element($0)[keyPath: member] },
-                                   elementPath: { ProjectedPaths.path(of: member) })
+                                   elementPath: { ProjectedPaths.path(of: member) },
+                                   backing: source.map { source in { ProjectedCollectionBacking(mapping: member, of: element, source: source) } })
     }
 }
 
 /// One property of each object of a list or set, live: it reads the collection every time (a
-/// friend appended to the list shows at once). Read-only: write the objects themselves.
+/// friend appended to the list shows at once). Assigning an element inside a write assigns that
+/// object's property.
 ///
 /// ```swift
 /// for name in projection.friendsFirstNames { print(name) }
 /// print(projection.friendsFirstNames.count)
+/// try await realm.write { realm in realm.objects(PersonProjection.self)[0].friendsFirstNames[0] = "Bee" }
 /// ```
 public struct ProjectedCollection<Element>: RandomAccessCollection, CustomStringConvertible {
     let countOfElements: () -> Int
     let element: (Int) -> Element
     /// The element class's property the values come from, for queries and observation.
     let elementPath: () -> Result<ProjectedPath, FloeError>
+    /// Writes, freezing and what the mapped collection answers, made when asked for (nil:
+    /// nothing to ask).
+    let makeBacking: (() -> ProjectedCollectionBacking<Element>)?
 
-    init(count: @escaping () -> Int, element: @escaping (Int) -> Element, elementPath: @escaping () -> Result<ProjectedPath, FloeError>) {
+    init(count: @escaping () -> Int, element: @escaping (Int) -> Element, elementPath: @escaping () -> Result<ProjectedPath, FloeError>,
+         backing: (() -> ProjectedCollectionBacking<Element>)? = nil) {
         countOfElements = count
         self.element = element
         self.elementPath = elementPath
+        makeBacking = backing
     }
 
     /// 0.
@@ -49,11 +59,21 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
     /// The number of objects in the list or set.
     public var endIndex: Int { countOfElements() }
 
-    /// The value of the object at `position`.
-    public subscript(position: Int) -> Element { element(position) }
+    /// The value of the object at `position`; assigning it (inside a write) assigns that
+    /// object's property.
+    ///
+    /// ```swift
+    /// try await realm.write { realm in realm.objects(PersonProjection.self)[0].friendsFirstNames[0] = "Bee" }
+    /// ```
+    public subscript(position: Int) -> Element {
+        get { element(position) }
+        nonmutating set { makeBacking?().write(position, newValue) }
+    }
 
-    /// The values, as an array's description.
-    public var description: String { Array(self).description }
+    /// The values, one a line: `ProjectedCollection<String> {\n\t[0] Bee\n}`.
+    public var description: String {
+        "ProjectedCollection<\(Element.self)> {\n" + enumerated().map { "\t[\($0.offset)] \($0.element)\n" }.joined() + "}"
+    }
 }
 
 extension List where Element: ObjectBase {
@@ -64,7 +84,7 @@ extension List where Element: ObjectBase {
     /// @Projected(\Person.friends.projectTo.firstName) var friendsFirstNames: ProjectedCollection<String>
     /// ```
     public var projectTo: ElementMapper<Element> {
-        ElementMapper(count: { self.count }, element: { self[$0] })
+        ElementMapper(count: { self.count }, element: { self[$0] }, source: .list(self))
     }
 }
 
@@ -76,6 +96,6 @@ extension MutableSet where Element: ObjectBase {
     /// @Projected(\Person.clubs.projectTo.name) var clubNames: ProjectedCollection<String>
     /// ```
     public var projectTo: ElementMapper<Element> {
-        ElementMapper(count: { self.count }, element: { self[self.index(self.startIndex, offsetBy: $0)] })
+        ElementMapper(count: { self.count }, element: { self[self.index(self.startIndex, offsetBy: $0)] }, source: .set(self))
     }
 }

@@ -120,18 +120,23 @@ extension ProjectionObservable {
         }
     }
 
-    /// This projection's changes to the projected properties `keyPaths` name, in the
-    /// projection's names (a projected link may be followed on: `"dog.name"`).
+    /// This projection's changes to the projected properties `keyPaths` name: in the
+    /// projection's names (a projected link may be followed on: `"dog.name"`), or by the root
+    /// key path a projected property reads (`"address.city"` for `homeCity`, `"friends"` for a
+    /// mapping of `friends`), which names every projected property that reads it. Changes
+    /// always name the projection's properties.
     ///
     /// ```swift
     /// for await change in try projection.changes(keyPaths: ["firstName", "homeCity"]) { print(change) }
+    /// for await change in try projection.changes(keyPaths: ["address.city"]) { print(change) }   // homeCity
     /// ```
     ///
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
-    ///   class and the key path when it names no projected property;
-    ///   ``FloeError/invalidOperation(className:detail:)`` for an unmanaged or frozen root object.
+    ///   class and the key path when it names no projected property and no projected property
+    ///   reads it; ``FloeError/invalidOperation(className:detail:)`` for an unmanaged or frozen
+    ///   root object.
     public func changes(keyPaths: [String]) throws -> ProjectionChanges<Self> {
-        try observe(try ProjectionNames.named(keyPaths, in: Self.self))
+        try observe(try ProjectionNames.observed(keyPaths, in: Self.self))
     }
 
     /// This projection's changes to the projected properties `keyPaths` read.

@@ -25,17 +25,18 @@ extension ProjectionResults {
     }
 
     /// These projections' changes, counting an object as modified only when a projected
-    /// property that `keyPaths` names changed (in the projection's names; nil: every projected one).
+    /// property that `keyPaths` names changed (in the projection's names, or by the root key
+    /// path a projected property reads, `"address.city"`; nil: every projected one).
     ///
     /// ```swift
     /// for await change in try realm.objects(PersonProjection.self).changes(keyPaths: ["homeCity"]) { print(change) }
     /// ```
     ///
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
-    ///   class and the key path when it names no projected property.
+    ///   class and the key path when it names no projected property and no projected property reads it.
     public func changes(keyPaths: [String]?) throws -> CollectionChanges<FrozenProjectionResults<Element>> {
         guard let keyPaths else { return try changes }
-        return try observing(rootKeyPaths: try ProjectionNames.named(keyPaths, in: Element.self).map { $0.rootPath.joined(separator: ".") })
+        return try observing(rootKeyPaths: try ProjectionNames.observed(keyPaths, in: Element.self).map { $0.rootPath.joined(separator: ".") })
     }
 
     /// These projections' changes, counting an object as modified only when a projected
