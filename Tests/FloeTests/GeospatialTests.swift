@@ -157,8 +157,9 @@ enum Geo {
             #expect {
                 _ = try GeoPolygon.validated(outerRing: outer, holes: holes)
             } throws: { error in
-                guard case FloeError.invalidValueString(let type, let string, let reason) = error else { return false }
-                return type == "GeoPolygon" && string == ring && reason.contains(words)
+                guard case FloeError.invalidShape(let shape, nil, nil, let reason) = error else { return false }
+                return shape == "GeoPolygon" && reason.hasPrefix(ring == "outer ring" ? "the outer ring" : ring) && reason.contains(words)
+                    && "\(error)".hasPrefix("Invalid GeoPolygon: ")
             }
         }
         // Too short or not closed: nil from the initializer (as in Realm), a reason from validated.
@@ -169,8 +170,8 @@ enum Geo {
         refusal([p(0, 0), p(0, 1), p(1, 1), p(1, 0)], mentions: "last equal to its first")
         refusal([p(0, 0), p(0, 4), p(4, 4), p(0, 0)], holes: [[p(1, 1), p(2, 2), p(1, 1)]], mentions: "at least four points", ring: "hole 1")
         // The rest are checked by validated and when the polygon is queried.
-        refusal([p(0, 0), p(1, 1), p(0, 0), p(0, 0)], mentions: "at least three distinct")
-        refusal([p(0, 0), p(1, 1), p(1, 0), p(0, 1), p(0, 0)], mentions: "intersect")
+        refusal([p(0, 0), p(1, 1), p(0, 0), p(0, 0)], mentions: "fewer than three distinct points")
+        refusal([p(0, 0), p(1, 1), p(1, 0), p(0, 1), p(0, 0)], mentions: "intersects itself: edges 1 and 3 cross")
         refusal([p(0, 0), p(0, 1), p(1, 1), p(1, 0), p(0, 0)], holes: [[p(2, 2), p(2, 3), p(3, 3), p(3, 2), p(2, 2)]],
                 mentions: "contained by the outer ring", ring: "hole 1")
         let square = [p(0, 0), p(0, 10), p(10, 10), p(10, 0), p(0, 0)]
