@@ -98,6 +98,9 @@ struct SphericalRing {
     let vertices: [SpherePoint]
     /// Whether `vertices` runs against the order the ring was given in.
     let isReversed: Bool
+    /// Per edge (from vertex i to the next): its end, its normal (start × end, pointing to the
+    /// left), the normal's length and its middle.
+    private let ends: [SpherePoint], normals: [SpherePoint], normalLengths: [Double], middles: [SpherePoint]
 
     /// The ring's vertices as given (closed: first equal to last), ready to test; nil when it has
     /// fewer than three distinct vertices.
@@ -112,7 +115,12 @@ struct SphericalRing {
         // Gauss–Bonnet: the region on the left has area 2π minus the sum of the turns; when
         // that is more than a hemisphere, the ring's region is the one on the right.
         isReversed = Self.turning(points) < 0
-        self.vertices = isReversed ? points.reversed() : points
+        let vertices = isReversed ? points.reversed() : points
+        self.vertices = vertices
+        ends = vertices.indices.map { vertices[($0 + 1) % vertices.count] }
+        normals = vertices.indices.map { vertices[$0].cross(vertices[($0 + 1) % vertices.count]) }
+        normalLengths = normals.map(\.norm)
+        middles = vertices.indices.map { SphericalGeometry.middle(vertices[$0], vertices[($0 + 1) % vertices.count]) }
     }
 
     /// The number (from 1, in the order the ring was given) of the edge starting at vertex
@@ -125,9 +133,7 @@ struct SphericalRing {
     }
 
     /// The edges, each from a vertex to the next.
-    var edges: [(SpherePoint, SpherePoint)] {
-        vertices.indices.map { (vertices[$0], vertices[($0 + 1) % vertices.count]) }
-    }
+    var edges: [(SpherePoint, SpherePoint)] { vertices.indices.map { (vertices[$0], ends[$0]) } }
 
     /// The sum of the signed turns at the vertices (left turns positive).
     private static func turning(_ points: [SpherePoint]) -> Double {
@@ -137,32 +143,40 @@ struct SphericalRing {
             let previous = points[(index + count - 1) % count], vertex = points[index], next = points[(index + 1) % count]
             let incoming = previous.cross(vertex), outgoing = vertex.cross(next)
             guard incoming.norm > 0, outgoing.norm > 0 else { continue }
-            total += atan2(incoming.cross(outgoing).dot(vertex) / (incoming.norm * outgoing.norm),
-                           incoming.dot(outgoing) / (incoming.norm * outgoing.norm))
+            total += atan2(incoming.cross(outgoing).dot(vertex), incoming.dot(outgoing))
         }
         return total
     }
 
     /// Where `point` is: inside the ring's region, on one of its edges, or outside.
     func place(of point: SpherePoint) -> Place {
-        let edges = self.edges
-        for (a, b) in edges where SphericalGeometry.onArc(point, a, b) { return .boundary }
+        let count = vertices.count
+        for index in 0..<count {
+            // Cheap refusal first: off the edge's great circle.
+            if abs(normals[index].dot(point)) > 4e-16 + SphericalGeometry.tolerance * normalLengths[index] { continue }
+            if SphericalGeometry.onArc(point, vertices[index], ends[index]) { return .boundary }
+        }
         var fallback: Bool?
-        for start in edges.indices {
+        for start in 0..<count {
             // Begin just left of the middle of edge `start`: inside. Leaving it for a point to
-            // its right crosses that edge at once.
-            let (a, b) = edges[start]
-            let origin = SphericalGeometry.middle(a, b)
-            var inside = SphericalGeometry.orientation(a, b, point) >= 0
+            // its right crosses that edge at once (at the middle itself).
+            let origin = middles[start]
+            guard origin.dot(point) > -1 + 1e-12 else { continue }   // antipodes: no single path
+            let path = origin.cross(point)
+            var inside = normals[start].dot(point) >= 0
             var degenerate = false
-            for index in edges.indices where index != start {
-                let (c, d) = edges[index]
-                switch SphericalGeometry.crossing(origin, point, c, d) {
-                case .some(true): inside.toggle()
-                case .some(false): break
-                case .none: degenerate = true
+            for index in 0..<count where index != start {
+                // The path's ends on opposite sides of the edge's great circle …
+                let originSide = normals[index].dot(origin), pointSide = normals[index].dot(point)
+                if originSide == 0 || pointSide == 0 || (originSide > 0) == (pointSide > 0) { continue }
+                // … and the edge's ends on opposite sides of the path's, on the same hemisphere.
+                let startSide = path.dot(vertices[index]), endSide = path.dot(ends[index])
+                if startSide == 0 || endSide == 0 {
+                    let vertex = startSide == 0 ? vertices[index] : ends[index]
+                    if SphericalGeometry.onArc(vertex, origin, point) { degenerate = true; break }
+                    continue
                 }
-                if degenerate { break }
+                if (startSide > 0) != (endSide > 0), (endSide > 0) == (originSide > 0) { inside.toggle() }
             }
             if !degenerate { return inside ? .inside : .outside }
             if fallback == nil { fallback = inside }
