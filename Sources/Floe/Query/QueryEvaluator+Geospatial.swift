@@ -29,7 +29,10 @@ extension QueryEvaluator {
         guard let coordinates, coordinates.type.collection == .list, coordinates.type.columnType == .double else {
             throw refuse("it links to data in the wrong format: '\(schema.className)' has no 'coordinates' List<Double> property")
         }
-        guard let region = GeoRegion(shape) else { throw refuse("the shape has no area") }
+        guard let region = GeoRegion(shape) else {
+            throw .invalidShape(shape: "GeoPolygon", className: root.schema.className, property: path.description,
+                                reason: "a ring has fewer than three distinct points")
+        }
         let typeOperand = try operand(.keyPath(QueryKeyPath(path.components + [.property("type")])), root: root, bindings: bindings)
         let coordinatesOperand = try operand(.keyPath(QueryKeyPath(path.components + [.property("coordinates")])), root: root, bindings: bindings)
         return .and([.compare(typeOperand, .equal, .constant(.string("Point")), [], .any), .geoWithin(coordinatesOperand, region)])
