@@ -33,6 +33,7 @@ func workloadGroups() -> [WorkloadGroup] {
         WorkloadGroup(name: "N2S", summary: "change streams: a filtered and sorted results' update after 10, 100 and 1,000 changed dogs, over 100k and 1M dogs, against evaluating the query afresh", run: ChangeStreamWorkloads.runScaling),
         WorkloadGroup(name: "N2L", summary: "change streams: a 100k-dog List's update after 1% of its positions were replaced, over the commit", run: ListChangeWorkloads.run),
         WorkloadGroup(name: "N4", summary: "change streams: the change feed read back from the file alone", run: ChangeStreamWorkloads.runFeed),
+        WorkloadGroup(name: "G", summary: "geospatial: geoWithin a 12-point polygon with a hole (G1) and a 100-point polygon (G2) over 100k points, against a circle", run: GeoWorkloads.run),
         WorkloadGroup(name: "C", summary: "collections and links: append 1M ints to a List (C1), sum them (C2), follow 100k to-one links (C3) vs GRDB", run: CollectionWorkloads.run),
     ]
 }

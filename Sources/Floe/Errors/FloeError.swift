@@ -89,6 +89,10 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file no longer holds this version (compaction kept only later ones), or it is newer
     /// than the newest commit: names the versions it does hold.
     case versionUnavailable(path: String, version: UInt64, oldest: UInt64, newest: UInt64)
+    /// A geospatial shape cannot be used (a `GeoPolygon` whose ring is too short, not closed or
+    /// crosses itself, or whose hole is outside its outer ring): names the shape and what is
+    /// wrong, and the class and property of the query it was given to (nil outside a query).
+    case invalidShape(shape: String, className: String?, property: String?, reason: String)
 
     /// The message: what was refused or found, naming the file, class, property and value
     /// as they apply.
@@ -166,6 +170,11 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return version > newest
                 ? "Version \(version) of '\(path)' has not been committed yet: the newest is \(newest)."
                 : "Version \(version) of '\(path)' is no longer held (compacted away): the file holds versions \(oldest) to \(newest)."
+        case .invalidShape(let shape, let className, let property, let reason):
+            if let className, let property {
+                return "Invalid \(shape) in a geoWithin query on '\(className).\(property)': \(reason)."
+            }
+            return "Invalid \(shape): \(reason)."
         case .cyclicValue(let className):
             return "Cannot create a \(className) from a cyclic value: it links back to an object being copied (or nests objects more than 100 levels deep). Add the objects with add(_:) instead, which keeps cycles."
         }

@@ -3,8 +3,8 @@ import Foundation
 // Geospatial queries: `geoWithin` a circle, a box or a polygon, on a GeoJSON-shaped embedded
 // object (`type = "Point"`, `coordinates: List<Double>`, longitude first). Circles measure
 // great-circle distance on a sphere of the earth's equatorial radius (6378.1 km, as Realm's
-// `Distance` converts); boxes and polygons test latitude and longitude as plane coordinates
-// (edges are lines of constant slope in degrees).
+// `Distance` converts); boxes are latitude/longitude rectangles; a polygon's edges are
+// great-circle arcs (SphericalGeometry.swift), as Realm's.
 
 /// A point on the earth, in degrees.
 ///
@@ -236,11 +236,18 @@ public struct GeoBox: Sendable, Hashable {
 /// A polygon: an outer ring and holes, each a closed ring (first point equal to the last) of at
 /// least four points. Points in a hole are outside.
 ///
+/// As in Realm, the polygon lies on the sphere: each edge is the shorter great-circle arc
+/// between two consecutive points (not a straight line in latitude and longitude, so an edge
+/// between two points at 60° north bulges towards the pole), and each ring bounds the smaller of
+/// the two regions it divides the earth into, whichever way round its points go. Points on the
+/// outer ring's edges are within the polygon; points on a hole's edges are not.
+///
 /// The initializers return nil, as Realm's do, when a ring has fewer than four points or is not
 /// closed (or a tuple coordinate is out of range). The rest of the shape is checked when the
-/// polygon is used in a query, which then throws a ``FloeError`` naming `GeoPolygon`, the class,
-/// the property and the ring: a ring with fewer than three distinct points, a ring that crosses
-/// itself, a hole not contained by the outer ring, holes that cross, share an edge or nest. ``validated(outerRing:holes:)`` runs every
+/// polygon is used in a query, which then throws ``FloeError/invalidShape(shape:className:property:reason:)``
+/// naming `GeoPolygon`, the class, the property and the ring: a ring with fewer than three
+/// distinct points, a ring that crosses itself, a hole not contained by the outer ring, holes
+/// that cross, share an edge or nest. ``validated(outerRing:holes:)`` runs every
 /// check at once and throws the reason.
 ///
 /// ```swift
@@ -298,17 +305,11 @@ public struct GeoPolygon: Sendable, Hashable {
     /// let polygon = try GeoPolygon.validated(outerRing: [a, b, c, a])
     /// ```
     ///
-    /// - Throws: ``FloeError/invalidValueString(type:string:reason:)`` naming `GeoPolygon` and the
-    ///   ring at fault.
+    /// - Throws: ``FloeError/invalidShape(shape:className:property:reason:)`` naming `GeoPolygon`,
+    ///   the ring at fault and what is wrong with it.
     public static func validated(outerRing: [GeoPoint], holes: [[GeoPoint]] = []) throws(FloeError) -> GeoPolygon {
-        for (name, ring) in [("outer ring", outerRing)] + holes.enumerated().map({ ("hole \($0.offset + 1)", $0.element) }) {
-            guard isClosedRing(ring) else {
-                throw .invalidValueString(type: "GeoPolygon", string: name,
-                                          reason: "a ring needs at least four points, its last equal to its first (\(ring.count) given)")
-            }
-        }
         let polygon = GeoPolygon(checkedOuterRing: outerRing, holes: holes)
-        if let (ring, reason) = polygon.fault() { throw .invalidValueString(type: "GeoPolygon", string: ring, reason: reason) }
+        if let reason = polygon.fault() { throw .invalidShape(shape: "GeoPolygon", className: nil, property: nil, reason: reason) }
         return polygon
     }
 
@@ -328,66 +329,6 @@ public struct GeoPolygon: Sendable, Hashable {
         }
         return points
     }
-
-    /// What makes the polygon unusable in a query, naming the ring: nil when it is sound.
-    func fault() -> (ring: String, reason: String)? {
-        if let reason = Self.ringFault(outerRing) { return ("outer ring", reason) }
-        for (index, hole) in holes.enumerated() {
-            if let reason = Self.ringFault(hole) { return ("hole \(index + 1)", reason) }
-            if !Self.ring(hole, isWithin: outerRing) {
-                return ("hole \(index + 1)", "a hole must be contained by the outer ring")
-            }
-            for other in 0..<index where Self.rings(holes[other], overlap: hole) {
-                return ("hole \(index + 1)", "it crosses, shares an edge with or lies inside hole \(other + 1): holes may touch at corners only")
-            }
-        }
-        return nil
-    }
-
-    /// Two holes overlap when an edge of one crosses an edge of the other, or the middle of an
-    /// edge of one lies inside the other or on its edge (shared corners are allowed).
-    private static func rings(_ first: [GeoPoint], overlap second: [GeoPoint]) -> Bool {
-        for (a, b) in [(first, second), (second, first)] {
-            for index in 0..<(a.count - 1) {
-                let start = a[index], end = a[index + 1]
-                let middleLatitude = (start.latitude + end.latitude) / 2, middleLongitude = (start.longitude + end.longitude) / 2
-                if GeoGeometry.ringContains(b, latitude: middleLatitude, longitude: middleLongitude) { return true }
-                for edge in 0..<(b.count - 1) where GeoGeometry.segmentsCrossProperly(start, end, b[edge], b[edge + 1]) { return true }
-            }
-        }
-        return false
-    }
-
-    private static func ringFault(_ ring: [GeoPoint]) -> String? {
-        guard Set(ring.map { [$0.latitude, $0.longitude] }).count >= 3 else {
-            return "a ring needs at least three distinct points"
-        }
-        let edges = ring.count - 1
-        for first in 0..<edges {
-            for second in (first + 1)..<edges where second != first + 1 && !(first == 0 && second == edges - 1) {
-                if GeoGeometry.segmentsIntersect(ring[first], ring[first + 1], ring[second], ring[second + 1]) {
-                    return "edges \(first + 1) and \(second + 1) cross: a ring must not intersect itself"
-                }
-            }
-        }
-        return nil
-    }
-
-    /// A hole is within the outer ring when its corners are inside or on the outer ring, the
-    /// middle of each of its edges is strictly inside, and no edge of it crosses an outer edge.
-    private static func ring(_ hole: [GeoPoint], isWithin outer: [GeoPoint]) -> Bool {
-        for index in 0..<(hole.count - 1) {
-            let a = hole[index], b = hole[index + 1]
-            guard GeoGeometry.ringContains(outer, latitude: a.latitude, longitude: a.longitude) else { return false }
-            let middleLatitude = (a.latitude + b.latitude) / 2, middleLongitude = (a.longitude + b.longitude) / 2
-            guard GeoGeometry.ringContains(outer, latitude: middleLatitude, longitude: middleLongitude),
-                  !GeoGeometry.onRing(outer, latitude: middleLatitude, longitude: middleLongitude) else { return false }
-            for edge in 0..<(outer.count - 1) where GeoGeometry.segmentsCrossProperly(a, b, outer[edge], outer[edge + 1]) {
-                return false
-            }
-        }
-        return true
-    }
 }
 
 /// A shape a point can be within, as the predicate tree carries it.
@@ -395,23 +336,6 @@ enum GeoShape: Sendable, Hashable, CustomStringConvertible {
     case circle(GeoCircle)
     case box(GeoBox)
     case polygon(GeoPolygon)
-
-    /// Whether `point` (longitude, latitude in degrees) lies within the shape, its edge included.
-    func contains(longitude: Double, latitude: Double) -> Bool {
-        switch self {
-        case .circle(let circle):
-            return GeoGeometry.centralAngle(latitude, longitude, circle.center.latitude, circle.center.longitude) <= circle.radiusInRadians
-        case .box(let box):
-            guard (box.bottomLeft.latitude...box.topRight.latitude).contains(latitude) else { return false }
-            if box.bottomLeft.longitude <= box.topRight.longitude {
-                return (box.bottomLeft.longitude...box.topRight.longitude).contains(longitude)
-            }
-            return longitude >= box.bottomLeft.longitude || longitude <= box.topRight.longitude
-        case .polygon(let polygon):
-            guard GeoGeometry.ringContains(polygon.outerRing, latitude: latitude, longitude: longitude) else { return false }
-            return !polygon.holes.contains { GeoGeometry.ringContains($0, latitude: latitude, longitude: longitude) }
-        }
-    }
 
     var description: String {
         switch self {
@@ -424,8 +348,8 @@ enum GeoShape: Sendable, Hashable, CustomStringConvertible {
     /// Why the shape cannot be used in a query on `keyPath` of `className`: a polygon's ring at
     /// fault (Realm checks these when the query runs, not when the polygon is made).
     func fault(className: String, keyPath: String) -> FloeError? {
-        guard case .polygon(let polygon) = self, let (ring, reason) = polygon.fault() else { return nil }
-        return .invalidKeyPath(className: className, keyPath: keyPath, reason: "the GeoPolygon's \(ring) is invalid: \(reason)")
+        guard case .polygon(let polygon) = self, let reason = polygon.fault() else { return nil }
+        return .invalidShape(shape: "GeoPolygon", className: className, property: keyPath, reason: reason)
     }
 
     /// The shape a `%@` argument or a builder argument stands for.
@@ -436,62 +360,5 @@ enum GeoShape: Sendable, Hashable, CustomStringConvertible {
         case let polygon as GeoPolygon: self = .polygon(polygon)
         default: return nil
         }
-    }
-}
-
-enum GeoGeometry {
-    /// The angle at the earth's centre between two points (haversine: exact for small angles).
-    static func centralAngle(_ latitude1: Double, _ longitude1: Double, _ latitude2: Double, _ longitude2: Double) -> Double {
-        let radians = Double.pi / 180
-        let deltaLatitude = (latitude2 - latitude1) * radians, deltaLongitude = (longitude2 - longitude1) * radians
-        let a = pow(sin(deltaLatitude / 2), 2) + cos(latitude1 * radians) * cos(latitude2 * radians) * pow(sin(deltaLongitude / 2), 2)
-        return 2 * asin(min(1, sqrt(a)))
-    }
-
-    /// Ray casting in the (longitude, latitude) plane; points on an edge count as inside.
-    static func ringContains(_ ring: [GeoPoint], latitude: Double, longitude: Double) -> Bool {
-        var inside = false
-        for index in 0..<(ring.count - 1) {
-            let a = ring[index], b = ring[index + 1]
-            if onSegment(a, b, latitude: latitude, longitude: longitude) { return true }
-            if (a.latitude > latitude) != (b.latitude > latitude) {
-                let crossing = a.longitude + (latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
-                if longitude < crossing { inside.toggle() }
-            }
-        }
-        return inside
-    }
-
-    /// Whether the point lies on one of the ring's edges.
-    static func onRing(_ ring: [GeoPoint], latitude: Double, longitude: Double) -> Bool {
-        (0..<(ring.count - 1)).contains { onSegment(ring[$0], ring[$0 + 1], latitude: latitude, longitude: longitude) }
-    }
-
-    /// Whether two segments cross at a point inside both (touching or overlapping does not count).
-    static func segmentsCrossProperly(_ p1: GeoPoint, _ p2: GeoPoint, _ q1: GeoPoint, _ q2: GeoPoint) -> Bool {
-        func orientation(_ a: GeoPoint, _ b: GeoPoint, _ c: GeoPoint) -> Double {
-            (b.longitude - a.longitude) * (c.latitude - a.latitude) - (b.latitude - a.latitude) * (c.longitude - a.longitude)
-        }
-        let d1 = orientation(q1, q2, p1), d2 = orientation(q1, q2, p2), d3 = orientation(p1, p2, q1), d4 = orientation(p1, p2, q2)
-        return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
-    }
-
-    private static func onSegment(_ a: GeoPoint, _ b: GeoPoint, latitude: Double, longitude: Double) -> Bool {
-        let cross = (b.longitude - a.longitude) * (latitude - a.latitude) - (b.latitude - a.latitude) * (longitude - a.longitude)
-        return cross == 0 && (min(a.longitude, b.longitude)...max(a.longitude, b.longitude)).contains(longitude)
-            && (min(a.latitude, b.latitude)...max(a.latitude, b.latitude)).contains(latitude)
-    }
-
-    static func segmentsIntersect(_ p1: GeoPoint, _ p2: GeoPoint, _ q1: GeoPoint, _ q2: GeoPoint) -> Bool {
-        func orientation(_ a: GeoPoint, _ b: GeoPoint, _ c: GeoPoint) -> Double {
-            (b.longitude - a.longitude) * (c.latitude - a.latitude) - (b.latitude - a.latitude) * (c.longitude - a.longitude)
-        }
-        let d1 = orientation(q1, q2, p1), d2 = orientation(q1, q2, p2), d3 = orientation(p1, p2, q1), d4 = orientation(p1, p2, q2)
-        if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) { return true }
-        func within(_ a: GeoPoint, _ b: GeoPoint, _ c: GeoPoint) -> Bool {
-            (min(a.longitude, b.longitude)...max(a.longitude, b.longitude)).contains(c.longitude)
-                && (min(a.latitude, b.latitude)...max(a.latitude, b.latitude)).contains(c.latitude)
-        }
-        return (d1 == 0 && within(q1, q2, p1)) || (d2 == 0 && within(q1, q2, p2)) || (d3 == 0 && within(p1, p2, q1)) || (d4 == 0 && within(p1, p2, q2))
     }
 }

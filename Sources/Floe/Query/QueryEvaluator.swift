@@ -57,7 +57,7 @@ struct QueryEvaluator {
         case compare(Operand, QueryOperator, Operand, QueryStringOptions, QueryQuantifier)
         case between(Operand, Value, Value, QueryQuantifier)
         /// The operand reads a GeoJSON point's coordinates (longitude first).
-        case geoWithin(Operand, GeoShape)
+        case geoWithin(Operand, GeoRegion)
     }
 
     enum Operand {
@@ -83,7 +83,7 @@ struct QueryEvaluator {
             }
             return .between(operand, lower, upper, quantifier)
         case .geoWithin(let path, let shape):
-            return .geoWithin(try geoCoordinates(path, within: shape, root: root, bindings: bindings), shape)
+            return try geoWithin(path, within: shape, root: root, bindings: bindings)
         case .comparison(let comparison):
             var lhs = try operand(comparison.lhs, root: root, bindings: bindings)
             var rhs = try operand(comparison.rhs, root: root, bindings: bindings)
@@ -266,10 +266,10 @@ struct QueryEvaluator {
             return Self.quantify(values, toMany: toMany, quantifier) { value in
                 ValueComparison.compare(value, .greaterOrEqual, low, options: []) && ValueComparison.compare(value, .lessOrEqual, high, options: [])
             }
-        case .geoWithin(let coordinates, let shape):
+        case .geoWithin(let coordinates, let region):
             let (values, _) = try self.values(coordinates, key)
             guard values.count >= 2, case .double(let longitude) = values[0], case .double(let latitude) = values[1] else { return false }
-            return shape.contains(longitude: longitude, latitude: latitude)
+            return region.contains(longitude: longitude, latitude: latitude)
         case .compare(let lhs, let op, let rhs, let options, let quantifier):
             let (left, toMany) = try values(lhs, key)
             let (right, _) = try values(rhs, key)
