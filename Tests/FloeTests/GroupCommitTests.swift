@@ -46,6 +46,54 @@ import Testing
         #expect(try reopened.store.verify().isValid)
     }
 
+    /// Writes queued on the actor while a sync runs are run back to back, yet each is its own
+    /// transaction: its own version, its own result, and a throw rolls back that write alone.
+    @Test func queuedWritesEachCommitAndRollBackAlone() async throws {
+        let directory = TemporaryDirectory("group-commit-queue")
+        FaultInjection.slowDown(.sync, by: 20_000, pathContains: "groupqueue-")
+        defer { FaultInjection.remove(pathContains: "groupqueue-") }
+        struct Refused: Error { let id: Int }
+        let url = URL(fileURLWithPath: directory.file("groupqueue-entries.floe"))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
+        let firstVersion = realm.store.currentVersion
+        let writers = 20, perWriter = 5
+        let outcomes = try await withThrowingTaskGroup(of: [(id: Int, returned: Int?)].self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    var outcomes: [(id: Int, returned: Int?)] = []
+                    for index in 0..<perWriter {
+                        let id = writer * perWriter + index
+                        do {
+                            let returned = try await realm.write { realm in
+                                try realm.create(Entry.self, value: ["id": id, "writer": writer])
+                                // Every seventh write fails after it created its entry.
+                                if id % 7 == 3 { throw Refused(id: id) }
+                                return try realm.objects(Entry.self).filter("id == %@", id).first!.id
+                            }
+                            outcomes.append((id, returned))
+                        } catch let error as Refused {
+                            #expect(error.id == id)
+                            outcomes.append((id, nil))
+                        }
+                    }
+                    return outcomes
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(outcomes.count == writers * perWriter)
+        for outcome in outcomes where outcome.returned != nil {
+            #expect(outcome.returned == outcome.id, "write \(outcome.id) returned another write's result")
+        }
+        let landed = Set(outcomes.filter { $0.returned != nil }.map(\.id))
+        #expect(landed == Set((0..<writers * perWriter).filter { $0 % 7 != 3 }))
+        // One version per write that committed, none for those that threw.
+        #expect(realm.store.currentVersion - firstVersion == UInt64(landed.count))
+        let stored = try await realm.read { realm in Set(realm.objects(Entry.self).map(\.id)) }
+        #expect(stored == landed)
+        #expect(realm.store.groupCommit.rounds < landed.count, "\(realm.store.groupCommit.rounds) syncs for \(landed.count) writes")
+    }
+
     @Test func writesInsideTheActorStillSyncThemselves() async throws {
         let directory = TemporaryDirectory("group-commit-sync")
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [Entry.self]))

@@ -1,10 +1,13 @@
-import Floe
+@_spi(Engine) import Floe
 import Foundation
 
 // A small program that does one object-API workload on a fresh realm, for instruction
 // profiles: `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredW3*'
 // .build/release/floe-profile W3` (W1: `'*measuredAdd*'`, C1: `'*measuredAppend*'`). Only the workload's function is
 // counted, so building the data set stays out of the profile. No GRDB: Floe alone.
+// S1 (the engine's one-dog commit into 1M dogs with 10 snapshots held): `'*measuredS1Commits*'`
+// counts 1,000 commits right after open (leaves read on demand), `'*measuredS1Resident*'`
+// 1,000 more with every leaf decoded.
 
 final class ProfileDog: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -148,11 +151,143 @@ func replaceDogs(_ realm: borrowing Realm.Transaction, round: Int) {
     }
 }
 
+/// S1's table, as `floe-bench` builds it: the object key equal to `id`.
+let s1Spec = TableSpec(name: "Dog", columns: [
+    ColumnSpec(name: "id", type: .int, isPrimaryKey: true),
+    ColumnSpec(name: "name", type: .string),
+    ColumnSpec(name: "age", type: .int),
+    ColumnSpec(name: "color", type: .string),
+    ColumnSpec(name: "weight", type: .double),
+])
+let s1AgeColumn = s1Spec.columnIndex(named: "age")!
+
+/// One-dog age changes, each its own commit, at keys spread over the table.
+func s1Commits(_ store: Store, _ dogs: TableHandle, count: Int, seed: Int) throws {
+    for index in 0..<count {
+        let key = Int64((index &* 7919 &+ seed) % 1_000_000)
+        let transaction = try store.beginWrite()
+        try transaction.setValue(.int(100 + key % 100), in: dogs, key: key, column: s1AgeColumn)
+        try transaction.commit()
+    }
+}
+
+@inline(never) func measuredS1Commits(_ store: Store, _ dogs: TableHandle) throws { try s1Commits(store, dogs, count: 1_000, seed: 1) }
+@inline(never) func measuredS1Resident(_ store: Store, _ dogs: TableHandle) throws { try s1Commits(store, dogs, count: 1_000, seed: 2) }
+
+func runS1() throws {
+    let path = directory.appendingPathComponent("s1.floe").path
+    do {
+        let store = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+        let transaction = try store.beginWrite()
+        let dogs = try transaction.createTable(s1Spec)
+        let colors = ["black", "brown", "white", "golden", "grey"]
+        for index in 0..<1_000_000 {
+            try transaction.insertObject(into: dogs, key: Int64(index), values: [
+                .int(Int64(index)), .string("dog\(index)"), .int(Int64(index % 100)), .string(colors[index % 5]),
+                .double(Double(index % 500) / 10 + 1)])
+        }
+        try transaction.commit()
+        store.close()
+    }
+    let store = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+    defer { store.close() }
+    let dogs = try store.snapshot().table(named: "Dog")
+    var snapshots: [Snapshot] = []
+    for version in 0..<10 {
+        snapshots.append(try store.snapshot())
+        let transaction = try store.beginWrite()
+        try transaction.setValue(.int(Int64(version)), in: dogs, key: 424_242, column: s1AgeColumn)
+        try transaction.commit()
+    }
+    let start = DispatchTime.now().uptimeNanoseconds
+    try measuredS1Commits(store, dogs)
+    print("S1 1,000 commits, leaves on demand: \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / 1_000)) µs each")
+    _ = try store.snapshot().sumOfIntegers(in: dogs, column: s1AgeColumn)
+    let residentStart = DispatchTime.now().uptimeNanoseconds
+    try measuredS1Resident(store, dogs)
+    print("S1 1,000 commits, resident: \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - residentStart) / 1e3 / 1_000)) µs each")
+    guard store.activeVersionCount == 11 else { throw ProfileFailure(description: "S1: \(store.activeVersionCount) active versions") }
+    withExtendedLifetime(snapshots) {}
+}
+
+// MARK: W8's breakdown (wall time, not instructions: valgrind runs threads one at a time)
+
+extension Realm {
+    /// `count` one-dog writes inside the actor, each its own transaction and commit: the actor's
+    /// own work per write, without hops, waits or other tasks.
+    func addDogsOneByOne(from first: Int, count: Int) throws {
+        for index in first..<first + count { try write { try add(ProfileDog(index: index)) } }
+    }
+}
+
+/// W8 and what it is made of, each as commits per second and microseconds per commit:
+/// `inside` one-dog writes run inside the actor (durability `.none`: no sync); `one task` the
+/// same writes awaited one after another from outside (`.none`: the hops to the actor and back);
+/// `100 tasks` awaited by 100 tasks at once (`.none`: the hops under contention); `W8` the
+/// benchmark itself (`.full`: each write also waits for a sync round that covers it).
+func runW8Breakdown(tasks: Int, writesPerTask: Int) async throws {
+    let total = tasks * writesPerTask
+    func report(_ label: String, _ nanoseconds: UInt64) {
+        let perCommit = Double(nanoseconds) / Double(total)
+        print("\(label): \(Int((1e9 / perCommit).rounded())) commits/s, \(String(format: "%.1f", perCommit / 1e3)) µs a commit")
+    }
+    func open(_ name: String, _ durability: Realm.Durability) async throws -> Realm {
+        try await Realm(configuration: Realm.Configuration(
+            fileURL: directory.appendingPathComponent(name), objectTypes: [ProfileDog.self], durability: durability))
+    }
+    func concurrently(_ realm: Realm) async throws -> UInt64 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    for index in 0..<writesPerTask {
+                        let dog = ProfileDog(index: task * writesPerTask + index)
+                        try await realm.asyncWrite { realm in try realm.add(dog) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return DispatchTime.now().uptimeNanoseconds - start
+    }
+    func check(_ realm: Realm) async throws {
+        let stored = try await realm.read { realm in realm.objects(ProfileDog.self).count }
+        guard stored == total else { throw ProfileFailure(description: "W8 stored \(stored) dogs, expected \(total)") }
+    }
+
+    let inside = try await open("w8-inside.realm", .none)
+    var start = DispatchTime.now().uptimeNanoseconds
+    try await inside.addDogsOneByOne(from: 0, count: total)
+    report("inside the actor, .none", DispatchTime.now().uptimeNanoseconds - start)
+    try await check(inside)
+
+    let serial = try await open("w8-serial.realm", .none)
+    start = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<total {
+        let dog = ProfileDog(index: index)
+        try await serial.asyncWrite { realm in try realm.add(dog) }
+    }
+    report("one task awaiting, .none", DispatchTime.now().uptimeNanoseconds - start)
+    try await check(serial)
+
+    let unsynced = try await open("w8-unsynced.realm", .none)
+    report("\(tasks) tasks awaiting, .none", try await concurrently(unsynced))
+    try await check(unsynced)
+
+    let durable = try await open("w8-durable.realm", .full)
+    report("W8: \(tasks) tasks awaiting, .full", try await concurrently(durable))
+    try await check(durable)
+}
+
 func readW3(_ realm: Realm) async throws -> Int { try await realm.read { realm in measuredW3(realm) } }
 
 func run() async throws {
 for workload in workloads {
     switch workload {
+    case "S1":
+        try runS1()
+    case "W8":
+        try await runW8Breakdown(tasks: 100, writesPerTask: 1_000)
     case "W1":
         let realm = try await openRealm("w1.realm")
         let milliseconds = try await measuredW1(realm, count: count)
@@ -319,7 +454,7 @@ for workload in workloads {
             if round % 5 == 0 { print("N2LO update \(round): \(String(format: "%.2f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms, \(dogs.count) dogs") }
         }
     default:
-        throw ProfileFailure(description: "unknown workload \(workload); known: W1 W3 W4 W4R W6 W7 C1 C2 C3 N2S N2L N2SEC N2LO")
+        throw ProfileFailure(description: "unknown workload \(workload); known: S1 W8 W1 W3 W4 W4R W6 W7 C1 C2 C3 N2S N2L N2SEC N2LO")
     }
 }
 }

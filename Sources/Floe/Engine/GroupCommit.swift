@@ -18,7 +18,7 @@ final class GroupCommit: @unchecked Sendable {
     private var durableVersion: UInt64
     /// Whether the syncer thread exists (running a round, or parked waiting for writers).
     private var hasSyncer = false
-    private var waiters: [(version: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var waiters: [(version: UInt64, waiter: Waiter)] = []
     /// Set by a failed sync: its commits' fate on disk is unknown, so every later wait fails.
     private var failureRecorded: FloeError?
     /// Sync rounds run so far (for tests and benchmarks: fewer rounds than writes is the point).
@@ -30,6 +30,22 @@ final class GroupCommit: @unchecked Sendable {
     /// How long the syncer thread waits for new writers before it ends (a writer that comes
     /// back within it pays no thread start).
     static let idleTimeout: TimeInterval = 0.2
+
+    /// Who waits for a version: a suspended task, or a callback (a write queued on a realm,
+    /// whose task awaits its outcome instead).
+    private enum Waiter {
+        case task(CheckedContinuation<Void, any Error>)
+        case callback(@Sendable (FloeError?) -> Void)
+
+        func resume(failing error: FloeError?) {
+            switch self {
+            case .task(let continuation):
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            case .callback(let callback):
+                callback(error)
+            }
+        }
+    }
 
     init(durableVersion: UInt64, target: @escaping @Sendable () -> (version: UInt64, file: StorageFile?)) {
         self.durableVersion = durableVersion
@@ -51,22 +67,45 @@ final class GroupCommit: @unchecked Sendable {
     /// Records a failed sync outside a round (a commit that synced itself): its bytes may or may
     /// not be on disk, so from now on every wait and every new write fails.
     func recordFailure(_ error: FloeError) {
-        let failed = locked { () -> [CheckedContinuation<Void, any Error>] in
+        let failed = locked { () -> [Waiter] in
             failureRecorded = failureRecorded ?? error
             defer { waiters = [] }
-            return waiters.map(\.continuation)
+            return waiters.map(\.waiter)
         }
-        for continuation in failed { continuation.resume(throwing: error) }
+        for waiter in failed { waiter.resume(failing: error) }
     }
 
     /// Records that every version up to `version` is durable already (a synced commit, or a
     /// compaction that wrote and synced a new file).
     func markDurable(upTo version: UInt64) {
-        let resumed = locked { () -> [CheckedContinuation<Void, any Error>] in
+        let resumed = locked { () -> [Waiter] in
             durableVersion = max(durableVersion, version)
             return takeCovered()
         }
-        for continuation in resumed { continuation.resume() }
+        for waiter in resumed { waiter.resume(failing: nil) }
+    }
+
+    /// Calls `completion` once `version` is durable (with nil) or its sync failed (with the
+    /// error): at once when that is already known, otherwise from the syncer thread right after
+    /// the round that covers it. It must return quickly (it runs on the syncer's thread).
+    func whenDurable(_ version: UInt64, _ completion: @escaping @Sendable (FloeError?) -> Void) {
+        enum Action { case call(FloeError?), wait, startSyncer }
+        let action = locked { () -> Action in
+            if let failureRecorded { return .call(failureRecorded) }
+            if version <= durableVersion { return .call(nil) }
+            waiters.append((version, .callback(completion)))
+            if hasSyncer {
+                condition.signal()
+                return .wait
+            }
+            hasSyncer = true
+            return .startSyncer
+        }
+        switch action {
+        case .call(let error): completion(error)
+        case .wait: break
+        case .startSyncer: Thread.detachNewThread { [self] in runSyncer() }
+        }
     }
 
     /// Returns once `version` is durable; throws the sync's error if its round failed.
@@ -82,7 +121,7 @@ final class GroupCommit: @unchecked Sendable {
                 let action = locked { () -> Action in
                     if let failureRecorded { return .fail(failureRecorded) }
                     if version <= durableVersion { return .resume }
-                    waiters.append((version, continuation))
+                    waiters.append((version, .task(continuation)))
                     if hasSyncer {
                         condition.signal()
                         return .wait
@@ -120,18 +159,18 @@ final class GroupCommit: @unchecked Sendable {
             }
             guard proceed else { return }
             let (version, failure) = syncRound()
-            let (resumed, failed) = locked { () -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, any Error>]) in
+            let (resumed, failed) = locked { () -> ([Waiter], [Waiter]) in
                 roundCount += 1
                 if let failure {
                     failureRecorded = failureRecorded ?? failure
                     defer { waiters = [] }
-                    return ([], waiters.map(\.continuation))
+                    return ([], waiters.map(\.waiter))
                 }
                 durableVersion = max(durableVersion, version)
                 return (takeCovered(), [])
             }
-            for continuation in resumed { continuation.resume() }
-            if let failure { for continuation in failed { continuation.resume(throwing: failure) } }
+            for waiter in resumed { waiter.resume(failing: nil) }
+            if let failure { for waiter in failed { waiter.resume(failing: failure) } }
         }
     }
 
@@ -151,11 +190,11 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     /// Removes and returns the waiters whose versions are durable now (call with the lock held).
-    private func takeCovered() -> [CheckedContinuation<Void, any Error>] {
-        var covered: [CheckedContinuation<Void, any Error>] = []
+    private func takeCovered() -> [Waiter] {
+        var covered: [Waiter] = []
         waiters.removeAll { waiter in
             guard waiter.version <= durableVersion else { return false }
-            covered.append(waiter.continuation)
+            covered.append(waiter.waiter)
             return true
         }
         return covered

@@ -326,6 +326,19 @@ import Synchronization
         try await groupCommit.waitUntilDurable(version)
     }
 
+    /// Calls `completion` once `version` is on stable storage (with nil), or with the sync's
+    /// error: ``waitUntilDurable(_:)`` for a caller that does not suspend (a queue of writes
+    /// whose writers each await their own outcome). At once when already known, else from the
+    /// syncer's thread right after the round that covers it; it must return quickly.
+    ///
+    /// ```swift
+    /// let version = try transaction.commit(deferringSync: true)
+    /// store.whenDurable(version) { error in report(error) }
+    /// ```
+    public func whenDurable(_ version: UInt64, _ completion: @escaping @Sendable (FloeError?) -> Void) {
+        groupCommit.whenDurable(version, completion)
+    }
+
     func commit(_ transaction: WriteTransaction, deferringSync: Bool) throws(FloeError) -> UInt64 {
         defer {
             // Published or failed, the transaction's rows are no longer the ones reads see.

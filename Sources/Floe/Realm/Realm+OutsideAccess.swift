@@ -13,10 +13,8 @@ extension Realm {
     /// ```
     @discardableResult
     public nonisolated func write<Result: Sendable>(_ block: sending (borrowing Transaction) throws -> Result) async throws -> Result {
-        let (result, version) = try await performWrite(block)
-        // Off the actor: the next queued write commits meanwhile, and shares this sync.
-        try await store.waitUntilDurable(version)
-        return result
+        // Queued: writes awaited together run back to back on the actor and share a sync.
+        try await queuedWrite(block)
     }
 
     /// Runs `block` in a write transaction on the realm's actor (a `write` whose closure returns nothing).
@@ -27,8 +25,7 @@ extension Realm {
     /// }
     /// ```
     public nonisolated func asyncWrite(_ block: sending (borrowing Transaction) throws -> Void) async throws {
-        let (_, version) = try await performWrite(block)
-        try await store.waitUntilDurable(version)
+        try await queuedWrite(block)
     }
 
     /// Runs `block` on the realm's actor against its current version and returns its `Sendable` result.
@@ -38,18 +35,6 @@ extension Realm {
     /// ```
     public nonisolated func read<Result: Sendable>(_ block: sending (borrowing ReadTransaction) throws -> Result) async throws -> Result {
         try await performRead(block)
-    }
-
-    /// Commits without syncing (group commit): the caller awaits durability off the actor.
-    private func performWrite<Result: Sendable>(_ block: sending (borrowing Transaction) throws -> Result) throws -> (Result, UInt64) {
-        try Task.checkCancellation()
-        let transaction = Transaction(_access: access)
-        return try core.write(deferringSync: true) {
-            let result = try block(transaction)
-            // Cancelled before the commit: roll back rather than publish.
-            try Task.checkCancellation()
-            return result
-        }
     }
 
     private func performRead<Result: Sendable>(_ block: sending (borrowing ReadTransaction) throws -> Result) throws -> Result {

@@ -24,6 +24,8 @@ public actor Realm {
     var access: _RealmAccess { _RealmAccess(context: core) }
     /// The shared store of the file (Sendable; every realm of the file in the process has the same).
     nonisolated let store: Store
+    /// Awaited writes waiting to run on the actor, back to back (see ``WriteQueue``).
+    nonisolated let writeQueue = WriteQueue()
 
     /// The configuration this realm was opened with.
     public nonisolated let configuration: Configuration

@@ -72,13 +72,17 @@ struct NodeImage: Equatable {
         return (kind, Int(childCount), Int(payloadLength), checksum)
     }
 
-    /// Decodes a node from its header and body bytes, checking the checksum.
-    static func decode(header: [UInt8], body: [UInt8], childCount: Int, payloadLength: Int, checksum: UInt32, kind: UInt8) -> NodeImage? {
+    /// Decodes a node from its header and body bytes, checking the checksum. The body starts
+    /// at `bodyOffset` of `body` (the header and body read together: `body` is the whole frame).
+    static func decode(header: [UInt8], body: [UInt8], bodyOffset: Int = 0, childCount: Int, payloadLength: Int,
+                       checksum: UInt32, kind: UInt8) -> NodeImage? {
+        let bodyLength = childCount * 8 + payloadLength
+        guard bodyOffset >= 0, body.count - bodyOffset >= bodyLength else { return nil }
         var crc = CRC32C()
         header.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<12])) }
-        body.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<childCount * 8 + payloadLength])) }
+        body.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[bodyOffset..<bodyOffset + bodyLength])) }
         guard crc.value == checksum else { return nil }
-        var reader = ByteReader(body)
+        var reader = ByteReader(body, position: bodyOffset)
         guard let children = try? reader.readWords(childCount),
               let payload = try? reader.readBytes(payloadLength)
         else { return nil }

@@ -186,13 +186,18 @@ final class StorageFile: @unchecked Sendable {
     }
 
     /// Reads and checks the node at `offset`.
+    /// Bytes the first read of a node takes: its header and, for a node up to this size (a
+    /// leaf's keys or one column of a full leaf), its body, in one system call.
+    static let firstNodeRead = 4096
+
     func readNode(at offset: UInt64) throws(FloeError) -> NodeImage {
         if isClosed { throw .closed(path: path) }
         let end = endOffset
         guard offset >= UInt64(FileHeader.size), offset % 8 == 0, offset <= end,
               end - offset >= UInt64(NodeImage.headerSize)
         else { throw .corruptFile(path: path, offset: offset, detail: "a node reference points outside the written file") }
-        let header = try handle.read(count: NodeImage.headerSize, at: offset)
+        // One read for the header and, for most nodes, the whole body (a second only for larger ones).
+        let header = try handle.read(count: Int(min(UInt64(Self.firstNodeRead), end - offset)), at: offset)
         guard let parsed = NodeImage.parseHeader(header) else {
             throw .corruptFile(path: path, offset: offset, detail: "no node magic at a node reference")
         }
@@ -201,10 +206,11 @@ final class StorageFile: @unchecked Sendable {
         guard bodyLength <= NodeImage.maximumSize, UInt64(NodeImage.headerSize + paddedBody) <= end - offset else {
             throw .corruptFile(path: path, offset: offset, detail: "a node claims \(bodyLength) bytes, past the end of the file")
         }
-        let body = try handle.read(count: bodyLength, at: offset + UInt64(NodeImage.headerSize))
-        guard let image = NodeImage.decode(header: header, body: body, childCount: parsed.childCount,
-                                           payloadLength: parsed.payloadLength, checksum: parsed.checksum,
-                                           kind: parsed.kind)
+        let framed = NodeImage.headerSize + bodyLength <= header.count
+        let body = framed ? header : try handle.read(count: bodyLength, at: offset + UInt64(NodeImage.headerSize))
+        guard let image = NodeImage.decode(header: header, body: body, bodyOffset: framed ? NodeImage.headerSize : 0,
+                                           childCount: parsed.childCount, payloadLength: parsed.payloadLength,
+                                           checksum: parsed.checksum, kind: parsed.kind)
         else { throw .corruptFile(path: path, offset: offset, detail: "node checksum mismatch") }
         return image
     }
