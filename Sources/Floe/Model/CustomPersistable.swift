@@ -65,6 +65,12 @@ public protocol FailableCustomPersistable: _Persistable {
 enum TypeProjection {
     static func type(of mapped: Any.Type, persisted: _PropertyType) -> _PropertyType {
         var type = persisted
+        if persisted.collection != .single || persisted.isOptional {
+            // `PersistedType = String?` or `List<String>`: the mapped value is one stored value,
+            // never an optional or a collection.
+            let kind = persisted.collection != .single ? "a collection" : "an optional"
+            type.mappingFault = "\(mapped) is persisted as \(persisted.swiftName), which is \(kind): a CustomPersistable's PersistedType must be a single non-optional value or an embedded object"
+        }
         type.swiftName = "\(mapped)"
         type.isMapped = true
         // A required property mapped to an embedded object still stores a nullable link: a

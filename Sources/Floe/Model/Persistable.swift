@@ -162,6 +162,9 @@ public struct _PropertyType: @unchecked Sendable {
     /// embedded object is stored as a nullable link even when the property is required (a
     /// missing object reads as the mapping of a default one).
     var isMapped = false
+    /// Why a type projection's `PersistedType` cannot be stored (an optional or a collection),
+    /// refused when a realm opens; nil when it can.
+    var mappingFault: String?
 }
 
 /// A type that a `@Persisted` property can hold.
