@@ -152,7 +152,7 @@ extension RealmWriting where Self: ~Copyable {
     ///   fit, a duplicate primary key (``FloeError/primaryKeyNotGiven(className:property:defaultValue:)``
     ///   when the key was left out), or a cyclic value.
     @discardableResult
-    public func create<T: ObjectBase>(_ type: T.Type, value: Any = [String: Any](), update: Realm.UpdatePolicy = .error) throws -> T {
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: Realm.UpdatePolicy = .error) throws -> T {
         try _access.context.create(type, value: value, update: update.existingObjectPolicy)
     }
 
