@@ -158,7 +158,9 @@ extension RealmWriting where Self: ~Copyable {
 
     /// Creates an asymmetric object, which joins the realm's outbox (``Realm/outbox(_:batchSize:)``)
     /// and cannot be read back, so, as in Realm, nothing is returned. An asymmetric object is
-    /// never updated: `create(_:value:update:)` with an update policy other than `.error` throws.
+    /// never updated: `create` takes no update policy for one (the general `create` takes
+    /// ``Object`` classes only), and `let sensor: WeatherSensor = try realm.create(...)` does not
+    /// compile.
     ///
     /// ```swift
     /// try await realm.write { realm in
