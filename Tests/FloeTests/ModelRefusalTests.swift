@@ -150,6 +150,21 @@ import Testing
         #expect(try await realm.read { realm in realm.objects(Person.self).map(\.name) } == ["Ada"])
     }
 
+    /// Without `objectTypes`, a class is checked when first used: the write that uses one
+    /// linking to an asymmetric class throws and leaves the realm as it was.
+    @Test func aClassLinkingToAnAsymmetricOneIsRefusedWhenFirstUsed() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "refusal-lazy-\(UUID())"))
+        let error = await #expect(throws: FloeError.self) {
+            try await realm.write { realm in
+                _ = try realm.create(Person.self, value: ["name": "Ada"])
+                _ = try realm.create(MapHolder.self, value: ["sensors": ["a": ["_id": ObjectId.generate(), "deviceId": "M 1"]]])
+            }
+        }
+        #expect(error?.description == "Invalid model class 'MapHolder', property 'sensors': 'WeatherSensor' is an asymmetric object; asymmetric objects cannot be linked to.",
+                "\(String(describing: error))")
+        #expect(try await realm.read { realm in realm.objects(Person.self).count } == 0)
+    }
+
     /// The compiler keeps a non-object out of the builder's member lookup (see the compile-fail
     /// cases); should a key path rooted at a value ever reach it, the query is a typed error
     /// naming the class and the key path, not a crash.
