@@ -12,9 +12,6 @@ enum SchemaValidation {
         if type.isNestedOptional {
             throw .invalidSchema(className: className, property: property.name, reason: "\(type.swiftName) nests one optional in another")
         }
-        if let fault = type.mappingFault {
-            throw .invalidSchema(className: className, property: property.name, reason: fault)
-        }
         if type.columnType == .link, let target = type.objectType, target is AsymmetricObject.Type {
             // Every form of link: to-one, `List`, `MutableSet`, `Map` values and `LinkingObjects`
             // (which would read asymmetric objects back).
