@@ -105,25 +105,4 @@ import Testing
         #expect(batch.objects.map(\.deviceId) == ["WX1278UIT", "WX2"])
         #expect(batch.objects.first?.windSpeedInMph == 2)
     }
-
-    /// Realm offers no update for asymmetric objects: asked for one, create throws, naming the
-    /// class, and nothing is written.
-    @Test func updatingAnAsymmetricObjectIsATypedError() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "outbox-update-\(UUID())"))
-        let id = ObjectId.generate()
-        for policy in [Realm.UpdatePolicy.modified, .all] {
-            let error = await #expect(throws: FloeError.self) {
-                try await realm.write { realm in
-                    try realm.create(WeatherSensor.self, value: ["_id": id, "deviceId": "WX1"])
-                    let _: WeatherSensor = try realm.create(WeatherSensor.self, value: ["_id": id, "deviceId": "WX1"], update: policy)
-                }
-            }
-            #expect(error?.description == "WeatherSensor: asymmetric objects cannot be updated, only created: call create(_:value:) without update.",
-                    "\(String(describing: error))")
-        }
-        // Only the later object: the failed writes left nothing.
-        try await realm.write { realm in try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "later"]) }
-        var iterator = realm.outbox(WeatherSensor.self).makeAsyncIterator()
-        #expect(try await iterator.next()?.objects.map(\.deviceId) == ["later"])
-    }
 }

@@ -85,7 +85,7 @@ public enum AnyRealmValue {
     public func object<T: Object>(_ type: T.Type) -> T? { objectValue as? T }
 }
 
-extension AnyRealmValue: _Persistable {
+extension AnyRealmValue: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .mixed, swiftName: "AnyRealmValue") }
 
     public static func _floeDefault() -> AnyRealmValue { .none }

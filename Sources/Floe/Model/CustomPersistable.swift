@@ -22,11 +22,11 @@
 /// }
 /// ```
 ///
-/// `PersistedType` is any type Floe stores (never an optional or a collection), or an
-/// embedded object.
-public protocol CustomPersistable: _Persistable {
-    /// The stored type.
-    associatedtype PersistedType: _Persistable
+/// `PersistedType` is any type Floe stores, or an embedded object; never an optional or a
+/// collection (`PersistedType = String?` does not compile, as in Realm).
+public protocol CustomPersistable: _PersistableSingleValue {
+    /// The stored type: one value, never an optional or a collection.
+    associatedtype PersistedType: _PersistableSingleValue
     /// The mapped value of a stored one (reading).
     init(persistedValue: PersistedType)
     /// The stored value of a mapped one (writing).
@@ -52,9 +52,9 @@ public protocol CustomPersistable: _Persistable {
 ///     @Persisted var url: URL?
 /// }
 /// ```
-public protocol FailableCustomPersistable: _Persistable {
-    /// The stored type.
-    associatedtype PersistedType: _Persistable
+public protocol FailableCustomPersistable: _PersistableSingleValue {
+    /// The stored type: one value, never an optional or a collection.
+    associatedtype PersistedType: _PersistableSingleValue
     /// The mapped value of a stored one, or nil when it has none.
     init?(persistedValue: PersistedType)
     /// The stored value of a mapped one.

@@ -8,7 +8,7 @@
 ///     @Persisted var address: Address?      // an embedded object, owned by this person
 /// }
 /// ```
-extension ObjectBase: _Persistable {
+extension ObjectBase: _PersistableSingleValue {
     public static var _floeType: _PropertyType {
         _PropertyType(columnType: .link, objectType: self, swiftName: className())
     }

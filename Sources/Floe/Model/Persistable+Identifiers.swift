@@ -1,4 +1,4 @@
-extension ObjectId: _Persistable {
+extension ObjectId: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .objectId, swiftName: "ObjectId") }
     /// A declared `@Persisted var id: ObjectId` gets a fresh value; `ObjectId()` is all zeros.
     public static func _floeDefault() -> ObjectId { ObjectId.generate() }
@@ -12,7 +12,7 @@ extension ObjectId: _Persistable {
     }
 }
 
-extension Decimal128: _Persistable {
+extension Decimal128: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .decimal128, swiftName: "Decimal128") }
     public static func _floeDefault() -> Decimal128 { Decimal128(0) }
     public static func _floeDecode(_ stored: _FloeValue) -> Decimal128 {

@@ -193,6 +193,19 @@ public protocol _Persistable {
     static var _floeHasDefault: Bool { get }
 }
 
+/// A type stored as one value: never an optional, never a collection. A type projection's
+/// ``CustomPersistable/PersistedType`` must be one, so `PersistedType = String?` or
+/// `List<String>` does not compile (as in Realm).
+///
+/// ```swift
+/// extension URL: FailableCustomPersistable {
+///     public typealias PersistedType = String   // String: _PersistableSingleValue; String? is not
+///     public init?(persistedValue: String) { self.init(string: persistedValue) }
+///     public var persistableValue: String { absoluteString }
+/// }
+/// ```
+public protocol _PersistableSingleValue: _Persistable {}
+
 extension _Persistable {
     public static var _floeHasDefault: Bool { true }
     public static func _floeDecodeIfValid(_ stored: _FloeValue) -> Self? { _floeDecode(stored) }
@@ -200,7 +213,7 @@ extension _Persistable {
     public static func _floeRead(_ read: _FloeColumnRead) -> Self { _floeDecode(read.stored) }
 }
 
-extension Bool: _Persistable {
+extension Bool: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .bool, swiftName: "Bool") }
     public static func _floeDefault() -> Bool { false }
     public static func _floeDecode(_ stored: _FloeValue) -> Bool {
@@ -211,7 +224,7 @@ extension Bool: _Persistable {
 }
 
 /// The fixed-width integers share one encoding; only their width differs.
-public protocol _PersistableInteger: _Persistable, FixedWidthInteger {}
+public protocol _PersistableInteger: _PersistableSingleValue, FixedWidthInteger {}
 
 extension _PersistableInteger {
     public static var _floeType: _PropertyType {
@@ -231,7 +244,7 @@ extension Int16: _PersistableInteger {}
 extension Int32: _PersistableInteger {}
 extension Int64: _PersistableInteger {}
 
-extension Float: _Persistable {
+extension Float: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .float, swiftName: "Float") }
     public static func _floeDefault() -> Float { 0 }
     public static func _floeDecode(_ stored: _FloeValue) -> Float {
@@ -241,7 +254,7 @@ extension Float: _Persistable {
     public var _floeEncoded: _FloeValue { _FloeValue(.float(self)) }
 }
 
-extension Double: _Persistable {
+extension Double: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .double, swiftName: "Double") }
     public static func _floeDefault() -> Double { 0 }
     public static func _floeDecode(_ stored: _FloeValue) -> Double {
@@ -251,7 +264,7 @@ extension Double: _Persistable {
     public var _floeEncoded: _FloeValue { _FloeValue(.double(self)) }
 }
 
-extension String: _Persistable {
+extension String: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .string, swiftName: "String") }
     public static func _floeDefault() -> String { "" }
     public static func _floeDecode(_ stored: _FloeValue) -> String {
@@ -261,7 +274,7 @@ extension String: _Persistable {
     public var _floeEncoded: _FloeValue { _FloeValue(.string(self)) }
 }
 
-extension Data: _Persistable {
+extension Data: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .binary, swiftName: "Data") }
     public static func _floeDefault() -> Data { Data() }
     public static func _floeDecode(_ stored: _FloeValue) -> Data {
@@ -271,7 +284,7 @@ extension Data: _Persistable {
     public var _floeEncoded: _FloeValue { _FloeValue(.binary([UInt8](self))) }
 }
 
-extension Date: _Persistable {
+extension Date: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .timestamp, swiftName: "Date") }
     public static func _floeDefault() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
     public static func _floeDecode(_ stored: _FloeValue) -> Date {
@@ -281,7 +294,7 @@ extension Date: _Persistable {
     public var _floeEncoded: _FloeValue { _FloeValue(.timestamp(timeIntervalSinceReferenceDate)) }
 }
 
-extension UUID: _Persistable {
+extension UUID: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .uuid, swiftName: "UUID") }
     /// A declared `@Persisted var id: UUID` gets a fresh random value.
     public static func _floeDefault() -> UUID { UUID() }

@@ -12,7 +12,7 @@
 ///     @Persisted var optionalStatus: TaskStatus?
 /// }
 /// ```
-public protocol PersistableEnum: _Persistable, RawRepresentable, CaseIterable where RawValue: _Persistable {}
+public protocol PersistableEnum: _PersistableSingleValue, RawRepresentable, CaseIterable where RawValue: _Persistable {}
 
 extension PersistableEnum {
     public static var _floeType: _PropertyType {

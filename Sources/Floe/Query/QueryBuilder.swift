@@ -24,35 +24,77 @@ public struct Query<T> {
         self.node = node
         self.className = className
     }
+}
 
+// The member subscripts sit in extensions constrained by a protocol, `_QueryObject`, not by
+// `T: ObjectBase` (on the subscript or on the extension): Swift does not enforce a superclass
+// requirement of a dynamic member subscript when the base's type is still being inferred (a
+// chain in a `where` closure), so `$0.birthday.timeIntervalSince1970` (a `Date`) compiled and
+// reached schema discovery with a type that is no model class. A conformance requirement is
+// enforced: a `Query` of a `Date`, a mapped struct or any other value has no members at all,
+// as in Realm.
+
+/// Model classes, for the builder's member lookup: every ``ObjectBase`` subclass, and nothing
+/// else (see ``Query``). You never conform to it yourself.
+///
+/// ```swift
+/// try realm.objects(Dog.self).where { $0.owner.name == "Ada" }   // Dog and Person are _QueryObjects
+/// ```
+public protocol _QueryObject: ObjectBase {}
+
+extension ObjectBase: _QueryObject {}
+
+extension Query where T: _QueryObject {
     /// A property of the queried class.
     ///
     /// ```swift
     /// try realm.objects(Dog.self).where { $0.age > 3 }
     /// ```
-    public subscript<V>(dynamicMember member: KeyPath<T, V>) -> Query<V> where T: ObjectBase {
-        appending(QueryPropertyNames.property(member))
+    public subscript<V>(dynamicMember member: KeyPath<T, V>) -> Query<V> {
+        appending(property(member))
     }
+}
 
+extension Query where T: _QueryOptional, T.Wrapped: _QueryObject {
     /// A property of the object an optional link leads to (a null link matches only `nil`).
     ///
     /// ```swift
     /// try realm.objects(Dog.self).where { $0.owner.name == "Ada" }
     /// ```
-    public subscript<V>(dynamicMember member: KeyPath<T.Wrapped, V>) -> Query<V> where T: _QueryOptional, T.Wrapped: ObjectBase {
-        appending(QueryPropertyNames.property(member))
+    public subscript<V>(dynamicMember member: KeyPath<T.Wrapped, V>) -> Query<V> {
+        appending(property(member))
     }
+}
 
+extension Query where T: RealmCollection, T.Element: _QueryObject {
     /// A property of the objects of a list, a set or linking objects: a comparison on it holds
     /// when it holds for any of them.
     ///
     /// ```swift
     /// try realm.objects(Person.self).where { $0.dogs.name == "Rex" }
     /// ```
-    public subscript<V>(dynamicMember member: KeyPath<T.Element, V>) -> Query<V> where T: RealmCollection, T.Element: ObjectBase {
-        appending(QueryPropertyNames.property(member))
+    public subscript<V>(dynamicMember member: KeyPath<T.Element, V>) -> Query<V> {
+        appending(property(member))
     }
+}
 
+extension Query {
+    /// The persisted property `member` reads, or a typed error naming the queried class and the
+    /// key path; a key path whose root is no model class (which the constraints above keep out)
+    /// is refused here rather than handed to schema discovery.
+    func property<Root: ObjectBase, V>(_ member: KeyPath<Root, V>) -> Result<QueryPropertyName, FloeError> {
+        let root = Swift.type(of: member as AnyKeyPath).rootType
+        guard QueryPropertyNames.isModelClass(root) else {
+            var step = QueryPropertyNames.describe(member)
+            if step.hasPrefix("\\\(root).") { step.removeFirst("\\\(root).".count) }
+            let path = written.isEmpty ? step : "\(written).\(step)"
+            return .failure(refusal(path, "\(root) is not a model class: a query reads the @Persisted properties of objects, not the members of a \(root)"))
+        }
+        return QueryPropertyNames.property(member)
+    }
+}
+
+extension Query {
     func appending<V>(_ resolved: Result<QueryPropertyName, FloeError>) -> Query<V> {
         switch (node, resolved) {
         case (.invalid(let error), _), (_, .failure(let error)):

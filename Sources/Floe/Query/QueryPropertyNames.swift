@@ -74,6 +74,14 @@ enum QueryPropertyNames {
 }
 
 extension QueryPropertyNames {
+    /// Whether `type` is a model class: the root of a key path the builder was handed, checked
+    /// at run time (kept from being folded away by the compiler, which takes the generic
+    /// constraints on trust).
+    @inline(never) @_optimize(none)
+    static func isModelClass(_ type: Any.Type) -> Bool {
+        type is ObjectBase.Type
+    }
+
     /// A value of a plain scalar property's type that is not its default (nil for links,
     /// collections, enums and mapped types, whose values cannot all be made up here).
     static func sentinel(for type: _PropertyType) -> Value? {

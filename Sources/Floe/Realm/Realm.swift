@@ -99,7 +99,7 @@ public actor Realm {
     /// let dog = try realm.create(Dog.self, value: ["name": "Pluto", "age": 3])
     /// ```
     @discardableResult
-    public func create<T: ObjectBase>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
         try access.create(type, value: value, update: update)
     }
 

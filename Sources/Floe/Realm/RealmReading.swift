@@ -152,13 +152,15 @@ extension RealmWriting where Self: ~Copyable {
     ///   fit, a duplicate primary key (``FloeError/primaryKeyNotGiven(className:property:defaultValue:)``
     ///   when the key was left out), or a cyclic value.
     @discardableResult
-    public func create<T: ObjectBase>(_ type: T.Type, value: Any = [String: Any](), update: Realm.UpdatePolicy = .error) throws -> T {
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: Realm.UpdatePolicy = .error) throws -> T {
         try _access.context.create(type, value: value, update: update.existingObjectPolicy)
     }
 
     /// Creates an asymmetric object, which joins the realm's outbox (``Realm/outbox(_:batchSize:)``)
     /// and cannot be read back, so, as in Realm, nothing is returned. An asymmetric object is
-    /// never updated: `create(_:value:update:)` with an update policy other than `.error` throws.
+    /// never updated: `create` takes no update policy for one (the general `create` takes
+    /// ``Object`` classes only), and `let sensor: WeatherSensor = try realm.create(...)` does not
+    /// compile.
     ///
     /// ```swift
     /// try await realm.write { realm in

@@ -37,6 +37,12 @@ enum SchemaDiscovery {
     }
 
     private static func discover(_ type: ObjectBase.Type) throws(FloeError) -> ObjectSchemaInfo {
+        guard isClass(type) else {
+            // Only a generic constraint the compiler failed to enforce gets a value type here;
+            // reading it as a class would crash the process.
+            throw .invalidSchema(className: "\(type as Any.Type)", property: "(none)",
+                                 reason: "\(type as Any.Type) is not a model class: subclass Object, EmbeddedObject or AsymmetricObject")
+        }
         let className = type.className()
         let kind: TableKind
         if type is EmbeddedObject.Type { kind = .embedded } else if type is AsymmetricObject.Type { kind = .asymmetric } else { kind = .topLevel }
@@ -83,5 +89,12 @@ enum SchemaDiscovery {
         }
         try SchemaValidation.validate(properties, in: className, kind: kind)
         return ObjectSchemaInfo(type: type, className: className, kind: kind, properties: properties)
+    }
+
+    /// Whether `type` is really a class (see ``discover(_:)``); not folded away by the compiler,
+    /// which takes the static type on trust.
+    @inline(never) @_optimize(none)
+    private static func isClass(_ type: Any.Type) -> Bool {
+        type is ObjectBase.Type
     }
 }

@@ -12,6 +12,12 @@ enum SchemaValidation {
         if type.isNestedOptional {
             throw .invalidSchema(className: className, property: property.name, reason: "\(type.swiftName) nests one optional in another")
         }
+        if type.columnType == .link, let target = type.objectType, target is AsymmetricObject.Type {
+            // Every form of link: to-one, `List`, `MutableSet`, `Map` values and `LinkingObjects`
+            // (which would read asymmetric objects back).
+            throw .invalidSchema(className: className, property: property.name,
+                                 reason: "'\(target.className())' is an asymmetric object; asymmetric objects cannot be linked to")
+        }
         if type.columnType == .link, type.collection == .single, let target = type.objectType {
             if !type.isOptional {
                 throw .invalidSchema(className: className, property: property.name,
@@ -19,9 +25,6 @@ enum SchemaValidation {
             }
             if kind == .embedded && !(target is EmbeddedObject.Type) {
                 throw .invalidSchema(className: className, property: property.name, reason: "embedded objects may link only to embedded objects, not to \(target.className())")
-            }
-            if target is AsymmetricObject.Type {
-                throw .invalidSchema(className: className, property: property.name, reason: "asymmetric objects cannot be linked to")
             }
         }
         if type.swiftName.hasPrefix("LinkingObjects<") && (property.originProperty ?? "").isEmpty {

@@ -1,6 +1,6 @@
 // Must NOT compile: the builder's string methods apply to string properties only (the string
 // form's `age BEGINSWITH '1'` is a typed error at run time instead).
-// expect-error: has no dynamic member 'starts'
+// expect-error: requires that 'Int' conform to '_QueryString'
 import Floe
 
 final class Dog: Object {
