@@ -15,6 +15,10 @@ import Testing
         @Persisted var age = 0
         @Persisted var weight = 0.0
         @Persisted var chip: Int?
+        @Persisted var born = Date(timeIntervalSinceReferenceDate: 0)
+        @Persisted var length: Float = 0
+        @Persisted var vaccinated: Bool?
+        @Persisted var checked: Date?
     }
 
     /// More pets than one leaf holds.
@@ -281,6 +285,45 @@ import Testing
             for pet in realm.objects(Pet.self) { pet.age += 2 }
         }
         #expect(try await Self.ages(realm) == Dictionary(uniqueKeysWithValues: (0..<Self.pets).map { ($0, $0 % 20 + 2) }))
+    }
+
+    @Test func datesFloatsAndOptionalBoolsAndDatesAreWrittenInPlaceAndReadBack() async throws {
+        struct Abandon: Error {}
+        let realm = try await Self.makeRealm()
+        var changes = try await realm.read { realm in try realm.object(ofType: Pet.self, forPrimaryKey: 8)!.changes }.makeAsyncIterator()
+        func born(_ id: Int) -> Date { Date(timeIntervalSinceReferenceDate: Double(id) * 86_400.5) }
+        func checked(_ id: Int) -> Date? { id % 4 == 0 ? nil : Date(timeIntervalSinceReferenceDate: -Double(id)) }
+        func vaccinated(_ id: Int) -> Bool? { id % 3 == 0 ? nil : id % 3 == 1 }
+        try await realm.write { realm in
+            for pet in realm.objects(Pet.self) {
+                pet.born = born(pet.id)
+                pet.length = Float(pet.id) / 4
+                pet.checked = Date(timeIntervalSinceReferenceDate: 1)   // then nil or another date
+                pet.checked = checked(pet.id)
+                pet.vaccinated = true
+                pet.vaccinated = vaccinated(pet.id)
+                #expect(pet.born == born(pet.id) && pet.checked == checked(pet.id) && pet.vaccinated == vaccinated(pet.id))
+            }
+        }
+        let read = try await realm.read { realm in realm.objects(Pet.self).map { "\($0.born) \($0.length) \(String(describing: $0.checked)) \(String(describing: $0.vaccinated))" } }
+        let expected = (0..<Self.pets).map { "\(born($0)) \(Float($0) / 4) \(String(describing: checked($0))) \(String(describing: vaccinated($0)))" }
+        #expect(read == expected)
+        guard case .change(_, let properties) = await changes.next() else { Issue.record("expected a change"); return }
+        #expect(Set(properties.map(\.name)) == ["born", "length", "checked", "vaccinated"])
+
+        await #expect(throws: Abandon.self) {
+            try await realm.write { realm in
+                for pet in realm.objects(Pet.self) {
+                    pet.born = Date(timeIntervalSinceReferenceDate: 5)
+                    pet.length = -1
+                    pet.checked = nil
+                    pet.vaccinated = nil
+                }
+                throw Abandon()
+            }
+        }
+        let afterRollback = try await realm.read { realm in realm.objects(Pet.self).map { "\($0.born) \($0.length) \(String(describing: $0.checked)) \(String(describing: $0.vaccinated))" } }
+        #expect(afterRollback == expected)
     }
 
     @Test func twoObjectsOfOneRowSeeEachOthersWrites() async throws {
