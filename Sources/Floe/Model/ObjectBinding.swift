@@ -11,6 +11,12 @@ final class ObjectBinding {
     /// The value `epoch` had when `position` was last known to be the row reads see: while
     /// the epoch still shows it, a property read trusts the position without asking the source.
     @exclusivity(unchecked) private var stamp: UInt64 = .max
+    /// The write transaction open on the source when the read epoch showed `writeStamp`,
+    /// unretained: every write begun or ended moves the epoch, so while it still shows
+    /// `writeStamp` the transaction is open (and the source holds it). A setter reaches it
+    /// with a compare instead of a call through the source that retains it.
+    @exclusivity(unchecked) private var writeTransaction: Unmanaged<WriteTransaction>?
+    @exclusivity(unchecked) private var writeStamp: UInt64 = .max
     /// The source's read epoch (one that never moves, for frozen objects). Unowned: the
     /// source this binding holds keeps it (a store's, or the static one that never moves),
     /// and a read loads it without reference counting.
@@ -21,12 +27,6 @@ final class ObjectBinding {
     @exclusivity(unchecked) private var linkTarget: ObjectBase?
     @exclusivity(unchecked) private var linkColumn = -1
     @exclusivity(unchecked) private var linkStamp: UInt64 = .max
-    /// The write transaction open on the source when the read epoch showed `writeStamp`,
-    /// unretained: every write begun or ended moves the epoch, so while it still shows
-    /// `writeStamp` the transaction is open (and the source holds it). A setter reaches it
-    /// with a compare instead of a call through the source that retains it.
-    @exclusivity(unchecked) private var writeTransaction: Unmanaged<WriteTransaction>?
-    @exclusivity(unchecked) private var writeStamp: UInt64 = .max
 
     init(source: ObjectSource, tableBinding: TableBinding, key: Int64) {
         self.source = source
