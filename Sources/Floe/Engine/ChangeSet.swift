@@ -192,9 +192,10 @@ struct ChangeLog {
     enum Entry {
         case insert(String, Int64)
         case write(String, Int64, Int)
-        /// A value written in place: the table by its slot in ``ChangeLog/tableNames`` (no
-        /// string retained per write), the key, the column.
-        case cell(Int, Int64, Int)
+        /// Values written in place into one column of the objects with keys `first...last`
+        /// (each written at least once): the table by its slot in ``ChangeLog/tableNames`` (no
+        /// string retained per write), the column, the keys.
+        case cells(slot: Int, column: Int, first: Int64, last: Int64)
         /// A list, set or map's edits (nil: not described).
         case collection(String, Int64, Int, [CollectionEdit]?)
         case delete(String, Int64)
@@ -203,15 +204,58 @@ struct ChangeLog {
         case structure(String)
     }
 
-    private(set) var entries: [Entry] = []
-    /// The table names ``Entry/cell(_:_:_:)`` entries refer to by index.
+    private var entries: [Entry] = []
+    /// The table names ``Entry/cells(slot:column:first:last:)`` entries refer to by index.
     private(set) var tableNames: [String] = []
     /// The slot last handed out: its table's index in the group, and the row layout count it
     /// was handed out under (a structure change may rename or move tables).
     private var lastSlot = (table: -1, layoutCount: -1, slot: -1)
+    /// The newest in-place writes, not yet an entry: one column of a run of consecutive keys
+    /// (a loop over a table writes `first`, `first + 1`, … and grows the run by a compare and
+    /// a store). Always newer than every entry: ``append(_:)`` closes it first.
+    private var run = CellRun(slot: -1, column: -1, first: 0, last: 0)
+
+    private struct CellRun {
+        var slot: Int
+        var column: Int
+        var first: Int64
+        var last: Int64
+    }
 
     mutating func append(_ entry: Entry) {
+        closeRun()
         entries.append(entry)
+    }
+
+    /// Records a value written in place into `column` of object `key` of the table in `slot`:
+    /// the same cell again, or the next key of the same column, only extends the open run.
+    @inline(__always)
+    mutating func appendCell(slot: Int, key: Int64, column: Int) {
+        if run.slot == slot, run.column == column {
+            if key == run.last { return }
+            if key > run.last, key &- 1 == run.last {
+                run.last = key
+                return
+            }
+        }
+        startRun(slot: slot, key: key, column: column)
+    }
+
+    private mutating func startRun(slot: Int, key: Int64, column: Int) {
+        closeRun()
+        run = CellRun(slot: slot, column: column, first: key, last: key)
+    }
+
+    private mutating func closeRun() {
+        guard run.slot >= 0 else { return }
+        entries.append(.cells(slot: run.slot, column: run.column, first: run.first, last: run.last))
+        run.slot = -1
+    }
+
+    /// Every entry, the open run of in-place writes included, in the order the changes were made.
+    var allEntries: [Entry] {
+        guard run.slot >= 0 else { return entries }
+        return entries + [.cells(slot: run.slot, column: run.column, first: run.first, last: run.last)]
     }
 
     /// The slot of table `table` while the layout count is still `layoutCount`, if one was handed out.
@@ -235,11 +279,12 @@ struct ChangeLog {
 
     func changeSet() throws(FloeError) -> ChangeSet {
         var changes = ChangeSet()
-        for entry in entries {
+        for entry in allEntries {
             switch entry {
             case .insert(let table, let key): changes.recordInsert(table: table, key: key)
             case .write(let table, let key, let column): changes.recordWrite(table: table, key: key, column: column)
-            case .cell(let slot, let key, let column): changes.recordWrite(table: tableNames[slot], key: key, column: column)
+            case .cells(let slot, let column, let first, let last):
+                for key in first...last { changes.recordWrite(table: tableNames[slot], key: key, column: column) }
             case .collection(let table, let key, let column, let edits):
                 changes.recordCollectionEdits(table: table, key: key, column: column, edits: edits)
             case .delete(let table, let key): changes.recordDelete(table: table, key: key)

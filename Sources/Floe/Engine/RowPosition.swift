@@ -108,6 +108,14 @@ struct RowPosition {
         return true
     }
 
+    /// The row when this position is a row of the leaf `leaf` (by identity) of the version
+    /// with root serial `group`, found under row layout `rowLayoutCount`; nil otherwise. No
+    /// reference counting: the leaf is compared, not handed out.
+    @inline(__always)
+    func row(inLeaf leaf: ObjectIdentifier, group: UInt64, rowLayoutCount: Int) -> Int? {
+        ObjectIdentifier(self.leaf) == leaf && self.group == group && self.rowLayoutCount == rowLayoutCount ? row : nil
+    }
+
     /// The leaf and row when `transaction` owns the leaf and no row has moved since.
     func ownedLeaf(in transaction: WriteTransaction) -> (ClusterNode, Int)? {
         guard group == transaction.group.serial, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable else { return nil }

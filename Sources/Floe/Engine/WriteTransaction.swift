@@ -36,6 +36,10 @@
     /// The column ``writeWordInPlace(_:isNull:type:inTable:column:at:)`` last found plain, and
     /// the `rowLayoutCount` it was found under (a structure change moves it).
     @exclusivity(unchecked) private var plainColumn = PlainColumn(table: -1, column: -1, type: .int, isNullable: false, layoutCount: -1)
+    /// Where the last in-place write went (see ``writeWordToLastTarget(_:isNull:type:column:at:)``):
+    /// valid while ``mutationCount`` still shows the value it was left with, that is while no
+    /// change but in-place writes through it has happened since.
+    @exclusivity(unchecked) private var cellTarget: CellTarget?
 
     /// Where the last insert into a table went, when it went at the table's end: the rightmost
     /// leaf and the inner nodes above it, all owned by this transaction. Valid while nothing
@@ -343,6 +347,30 @@
         return RowPosition(ownedLeaf: leaf, row: row, in: self)
     }
 
+    /// ``writeWordInPlace(_:isNull:type:inTable:column:at:)`` into the column node the last
+    /// in-place write went to, when `position` is a row of the same leaf and nothing else has
+    /// changed since (``mutationCount`` still shows the value that write left): a few compares,
+    /// the change log's run extended, the word stored. No descent, no spec check, no reference
+    /// counting. False, having changed nothing, otherwise: the caller takes the checked path.
+    @inline(__always)
+    func writeWordToLastTarget(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int, at position: inout RowPosition) -> Bool {
+        guard isOpen, let target = cellTarget, target.mutationCount == mutationCount, target.column == column, target.type == type,
+              !isNull || target.isNullable,
+              let row = position.row(inLeaf: target.leaf, group: target.group, rowLayoutCount: target.rowLayoutCount)
+        else { return false }
+        mutationCount &+= 1
+        cellTarget!.mutationCount = mutationCount
+        changeLog.appendCell(slot: target.slot, key: position.key, column: column)
+        // The leaf holds the node, and nothing has replaced it since (that would have moved the
+        // mutation count). Its storage is written through the node, so the words array keeps
+        // its copy-on-write check.
+        target.node._withUnsafeGuaranteedRef { node in
+            node.storage.words[row] = isNull ? 0 : word
+            if target.isNullable { node.storage.nulls![row] = isNull }
+        }
+        return true
+    }
+
     /// Writes a one-word value (int, bool, double, float, timestamp) into a row of a leaf this
     /// transaction already owns, when the column takes the word as it is: a plain column of that
     /// type (full-width for integers), not a key, not indexed, not a link. Answers false, having
@@ -377,9 +405,12 @@
         mutationCount &+= 1
         let slot = changeLog.slot(ofTable: table, layoutCount: rowLayoutCount)
             ?? changeLog.addSlot(named: group.tables[table].residentNode?.spec.name ?? "", table: table, layoutCount: rowLayoutCount)
-        changeLog.append(.cell(slot, position.key, column))
+        changeLog.appendCell(slot: slot, key: position.key, column: column)
         columnNode.storage.words[row] = isNull ? 0 : word
         if isNullable { columnNode.storage.nulls![row] = isNull }
+        cellTarget = CellTarget(leaf: ObjectIdentifier(leaf), node: .passUnretained(columnNode), column: column, type: type,
+                                isNullable: isNullable, slot: slot, group: group.serial, rowLayoutCount: rowLayoutCount,
+                                mutationCount: mutationCount)
         return true
     }
 
@@ -767,6 +798,26 @@
         }
         return value
     }
+}
+
+/// The column node of one leaf that the last in-place write went to, and what it was checked
+/// to take (see ``WriteTransaction/writeWordToLastTarget(_:isNull:type:column:at:)``).
+struct CellTarget {
+    /// The leaf, by identity only (the position written through holds it).
+    let leaf: ObjectIdentifier
+    /// The leaf's node of `column`, unretained: the leaf holds it, and replacing it is a change
+    /// that moves the mutation count, which invalidates the target.
+    let node: Unmanaged<ColumnNode>
+    let column: Int
+    let type: ColumnType
+    let isNullable: Bool
+    /// The change log's slot of the leaf's table.
+    let slot: Int
+    /// The version root's serial and the row layout the leaf's rows were found under.
+    let group: UInt64
+    let rowLayoutCount: Int
+    /// ``WriteTransaction/mutationCount`` after the last write through the target.
+    var mutationCount: Int
 }
 
 /// A column checked to take one-word values in place (see ``WriteTransaction/writeWordInPlace(_:isNull:type:inTable:column:at:)``).

@@ -134,8 +134,9 @@ public struct _FloeColumnRead {
     }
 }
 
-// Typed writes: a setter of a plain one-word property (Int, Int64, Double, Bool and the
-// optionals of Int and Double) whose row sits in a leaf the open write already owns writes the word in place.
+// Typed writes: a setter of a plain one-word property (Int, Int64, Double, Float, Bool, Date
+// and the optionals of Int, Double, Bool and Date) whose row sits in a leaf the open write
+// already owns writes the word in place.
 // Everything else (another type, a row not owned yet, a key, an indexed or narrower column,
 // no open write) takes the checked write, `write(_:column:)`, as before.
 
@@ -150,6 +151,10 @@ extension ObjectBinding {
         if V.self == Int64.self { return writeInt(Int(unsafeBitCast(value, to: Int64.self)), column: column) }
         if V.self == Int?.self { return writeOptionalInt(unsafeBitCast(value, to: Int?.self), column: column) }
         if V.self == Double?.self { return writeOptionalDouble(unsafeBitCast(value, to: Double?.self), column: column) }
+        if V.self == Date.self { return writeDate(unsafeBitCast(value, to: Date.self), column: column) }
+        if V.self == Float.self { return writeFloat(unsafeBitCast(value, to: Float.self), column: column) }
+        if V.self == Bool?.self { return writeOptionalBool(unsafeBitCast(value, to: Bool?.self), column: column) }
+        if V.self == Date?.self { return writeOptionalDate(unsafeBitCast(value, to: Date?.self), column: column) }
         write(value._floeEncoded, column: column)
     }
 
@@ -187,6 +192,30 @@ extension ObjectBinding {
     @usableFromInline
     func writeBool(_ value: Bool, column: Int) {
         if writeInPlace(value ? 1 : 0, isNull: false, type: .bool, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeOptionalBool(_ value: Bool?, column: Int) {
+        if writeInPlace(value == true ? 1 : 0, isNull: value == nil, type: .bool, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeFloat(_ value: Float, column: Int) {
+        if writeInPlace(UInt64(value.bitPattern), isNull: false, type: .float, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeDate(_ value: Date, column: Int) {
+        if writeInPlace(value.timeIntervalSinceReferenceDate.bitPattern, isNull: false, type: .timestamp, column: column) { return }
+        write(value._floeEncoded, column: column)
+    }
+
+    @usableFromInline
+    func writeOptionalDate(_ value: Date?, column: Int) {
+        if writeInPlace(value?.timeIntervalSinceReferenceDate.bitPattern ?? 0, isNull: value == nil, type: .timestamp, column: column) { return }
         write(value._floeEncoded, column: column)
     }
 }

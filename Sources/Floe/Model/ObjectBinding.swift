@@ -11,6 +11,12 @@ final class ObjectBinding {
     /// The value `epoch` had when `position` was last known to be the row reads see: while
     /// the epoch still shows it, a property read trusts the position without asking the source.
     @exclusivity(unchecked) private var stamp: UInt64 = .max
+    /// The write transaction open on the source when the read epoch showed `writeStamp`,
+    /// unretained: every write begun or ended moves the epoch, so while it still shows
+    /// `writeStamp` the transaction is open (and the source holds it). A setter reaches it
+    /// with a compare instead of a call through the source that retains it.
+    @exclusivity(unchecked) private var writeTransaction: Unmanaged<WriteTransaction>?
+    @exclusivity(unchecked) private var writeStamp: UInt64 = .max
     /// The source's read epoch (one that never moves, for frozen objects). Unowned: the
     /// source this binding holds keeps it (a store's, or the static one that never moves),
     /// and a read loads it without reference counting.
@@ -143,9 +149,25 @@ final class ObjectBinding {
     /// Writes one word into the trusted row in place when its leaf is the open write's own
     /// (see ``WriteTransaction/writeWordInPlace(_:isNull:type:inTable:column:at:)``); false:
     /// nothing was written.
+    /// The common case, a row of the leaf and column the open write last wrote in place, is a
+    /// version check and a store (``WriteTransaction/writeWordToLastTarget(_:isNull:type:column:at:)``).
     @inline(__always)
     func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int) -> Bool {
-        guard stampIsCurrent, position != nil, let transaction = source.openTransaction else { return false }
+        let now = epoch.current
+        guard stamp == now, position != nil else { return false }
+        if writeStamp == now, let writeTransaction,
+           writeTransaction._withUnsafeGuaranteedRef({ $0.writeWordToLastTarget(word, isNull: isNull, type: type, column: column, at: &position!) }) {
+            return true
+        }
+        return writeWordInPlaceChecked(word, isNull: isNull, type: type, column: column, epoch: now)
+    }
+
+    /// ``writeWordInPlace(_:isNull:type:column:)`` through the source's open transaction, which
+    /// is remembered for the next setter.
+    private func writeWordInPlaceChecked(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int, epoch now: UInt64) -> Bool {
+        guard let transaction = source.openTransaction else { return false }
+        writeTransaction = Unmanaged.passUnretained(transaction)
+        writeStamp = now
         return transaction.writeWordInPlace(word, isNull: isNull, type: type, inTable: tableBinding.table.index, column: column, at: &position!)
     }
 
