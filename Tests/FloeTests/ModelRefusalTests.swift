@@ -122,7 +122,7 @@ import Testing
         let error = await #expect(throws: FloeError.self) {
             try await realm.read { realm in
                 let smuggled = unsafeBitCast(\Date.timeIntervalSince1970, to: KeyPath<Person, Double>.self)
-                try realm.objects(Person.self).where { query in
+                _ = try realm.objects(Person.self).where { query in
                     let birthday: Query<Person> = unsafeBitCast(query.birthday, to: Query<Person>.self)
                     return birthday[dynamicMember: smuggled] > 5
                 }.count
