@@ -191,6 +191,9 @@ extension ChangeSet.TableChanges {
 struct ChangeLog {
     enum Entry {
         case insert(String, Int64)
+        /// Objects `first`, `first + 1`, … (`count` keys) inserted one after the other into
+        /// the table in slot `slot` of ``ChangeLog/tableNames``: one entry for a run of appends.
+        case insertRun(slot: Int, first: Int64, count: Int64)
         case write(String, Int64, Int)
         /// A value written in place: the table by its slot in ``ChangeLog/tableNames`` (no
         /// string retained per write), the key, the column.
@@ -212,6 +215,24 @@ struct ChangeLog {
 
     mutating func append(_ entry: Entry) {
         entries.append(entry)
+    }
+
+    /// Records the insert of object `key` into the table in slot `slot`: the last entry grows
+    /// when it is a run of that table's inserts ending just below `key`.
+    @inline(__always)
+    mutating func appendInsert(slot: Int, key: Int64) {
+        if let last = entries.indices.last, case .insertRun(slot, let first, let count) = entries[last], first &+ count == key {
+            entries[last] = .insertRun(slot: slot, first: first, count: count + 1)
+            return
+        }
+        entries.append(.insertRun(slot: slot, first: key, count: 1))
+    }
+
+    /// The slot naming table `name` in ``tableNames`` (added when new).
+    mutating func slot(named name: String) -> Int {
+        if let existing = tableNames.lastIndex(of: name) { return existing }
+        tableNames.append(name)
+        return tableNames.count - 1
     }
 
     /// The slot of table `table` while the layout count is still `layoutCount`, if one was handed out.
@@ -238,6 +259,8 @@ struct ChangeLog {
         for entry in entries {
             switch entry {
             case .insert(let table, let key): changes.recordInsert(table: table, key: key)
+            case .insertRun(let slot, let first, let count):
+                for key in first..<first + count { changes.recordInsert(table: tableNames[slot], key: key) }
             case .write(let table, let key, let column): changes.recordWrite(table: table, key: key, column: column)
             case .cell(let slot, let key, let column): changes.recordWrite(table: tableNames[slot], key: key, column: column)
             case .collection(let table, let key, let column, let edits):
