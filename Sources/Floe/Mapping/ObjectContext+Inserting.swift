@@ -16,7 +16,7 @@ extension ObjectContext {
             // The typed row path: an object of a class with only plain scalar properties, whose
             // key is above every key of its table, goes straight into the table's last leaf.
             if objectsBeingCopied.isEmpty, let plan = insertPlan(for: binding), let key = plan.append(object) {
-                attach(object, key: key, binding: binding)
+                plan.attach(object, key: key, source: self)
                 return
             }
             schema = binding.schema
@@ -39,7 +39,8 @@ extension ObjectContext {
     /// or no write is open.
     private func insertPlan(for binding: TableBinding) -> TypedInsertPlan? {
         guard let transaction else { return nil }
-        if let last = lastInsertPlan, last.binding === binding, last.transaction === transaction { return last.plan }
+        // Compared in place: copying the entry out would retain each of its references.
+        if lastInsertPlan != nil, lastInsertPlan!.binding === binding, lastInsertPlan!.transaction === transaction { return lastInsertPlan!.plan }
         let plan: TypedInsertPlan?
         if let known = insertPlans[ObjectIdentifier(binding)], known.binding === binding, known.transaction === transaction {
             plan = known.plan
@@ -229,10 +230,16 @@ extension ObjectContext {
 }
 
 /// A class's typed insert plan (or nil: the class takes the general path) for one write.
-struct InsertPlanEntry {
+final class InsertPlanEntry {
     let binding: TableBinding
     let transaction: WriteTransaction
     let plan: TypedInsertPlan?
+
+    init(binding: TableBinding, transaction: WriteTransaction, plan: TypedInsertPlan?) {
+        self.binding = binding
+        self.transaction = transaction
+        self.plan = plan
+    }
 }
 
 /// A top-level class whose stored properties are all of the ``TypedFieldKind`` types
@@ -246,6 +253,7 @@ struct InsertPlanEntry {
 /// embedded object, a narrower integer, an indexed column, a key the table may hold, a full
 /// leaf — takes the general path, which checks and reports as before.
 final class TypedInsertPlan {
+    let binding: TableBinding
     let layout: TypedAppendLayout
     let transaction: WriteTransaction
     /// One per stored column, in column order.
@@ -254,6 +262,9 @@ final class TypedInsertPlan {
     let keyField: TypedField?
     /// The string fields, whose size is checked per object before anything is written.
     let stringFields: [TypedField]
+    /// For every property (computed ones too): where its field's column sits in an instance,
+    /// and the column it reads once the object is managed.
+    let columnSlots: [(offset: Int, column: Int)]
 
     init?(binding: TableBinding, transaction: WriteTransaction) {
         guard binding.schema.kind == .topLevel else { return nil }
@@ -265,11 +276,22 @@ final class TypedInsertPlan {
             fields.append(field)
         }
         guard let layout = try? transaction.typedAppendLayout(for: binding.table, kinds: fields.map(\.kind.columnKind)) else { return nil }
+        self.binding = binding
         self.layout = layout
         self.transaction = transaction
+        columnSlots = binding.schema.accessors.indices.map { (binding.schema.accessors[$0].columnOffset, binding.columnOfProperty[$0]) }
         self.fields = fields
         keyField = layout.keyColumn.map { fields[$0] }
         stringFields = fields.filter { $0.kind == .string || $0.kind == .optionalString }
+    }
+
+    /// Makes `object`, just stored as `key`, a managed object of `source` (what
+    /// ``ObjectContext/attach(_:key:binding:)`` does, with the fields' places worked out once).
+    @inline(__always)
+    func attach(_ object: ObjectBase, key: Int64, source: ObjectContext) {
+        object._floeBinding = ObjectBinding(source: source, tableBinding: binding, key: key)
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        for slot in columnSlots { (base + slot.offset).storeBytes(of: slot.column, as: Int.self) }
     }
 
     /// Stores `object` (unmanaged, of the plan's class) and returns its key; nil, having

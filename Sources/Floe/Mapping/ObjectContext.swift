@@ -24,7 +24,8 @@ final class ObjectContext: ObjectSource {
     /// How deep the current `create` nests objects (a cycle shows as unbounded nesting).
     var nestingDepth = 0
     /// The objects whose values the current `create` is copying, outermost first.
-    var objectsBeingCopied: [ObjectIdentifier] = []
+    /// `@exclusivity(unchecked)`: every `add` reads it, and no access overlaps another.
+    @exclusivity(unchecked) var objectsBeingCopied: [ObjectIdentifier] = []
     private var bindingsVersion: UInt64 = .max
     /// The binding asked for last, checked before the dictionary (lookups and links ask for
     /// the same class again and again).
@@ -38,7 +39,7 @@ final class ObjectContext: ObjectSource {
     @exclusivity(unchecked) var lastLookup: ObjectBase?
     /// The typed insert plans of the open write, by class binding (see ``TypedInsertPlan``),
     /// and the one used last; dropped when the write ends or the bindings are forgotten.
-    var insertPlans: [ObjectIdentifier: InsertPlanEntry] = [:]
+    @exclusivity(unchecked) var insertPlans: [ObjectIdentifier: InsertPlanEntry] = [:]
     @exclusivity(unchecked) var lastInsertPlan: InsertPlanEntry?
 
     init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
