@@ -52,61 +52,33 @@ final class TypedAppendLayout {
 /// column with one value of the kind its layout named. Written straight into the leaf's typed
 /// arrays, with no ``Value`` in between.
 struct TypedRowWriter: ~Copyable {
-    private let columns: UnsafeBufferPointer<ColumnNode>
+    /// Unretained: the leaf, which the transaction's append cursor holds, owns every one.
+    private let columns: UnsafeBufferPointer<Unmanaged<ColumnNode>>
     private var next = 0
 
-    init(columns: UnsafeBufferPointer<ColumnNode>) {
+    init(columns: UnsafeBufferPointer<Unmanaged<ColumnNode>>) {
         self.columns = columns
     }
 
     var isComplete: Bool { next == columns.count }
 
     @inline(__always)
-    mutating func append(_ int: Int64) {
-        let node = columns[next]
-        node.storage.appendWord(UInt64(bitPattern: int), isNull: false)
+    private mutating func appendWord(_ word: UInt64, isNull: Bool) {
+        columns[next]._withUnsafeGuaranteedRef { $0.storage.appendWord(word, isNull: isNull) }
         next += 1
     }
 
     @inline(__always)
-    mutating func append(_ int: Int64?) {
-        let node = columns[next]
-        node.storage.appendWord(UInt64(bitPattern: int ?? 0), isNull: int == nil)
+    private mutating func appendString(_ string: String, isNull: Bool) {
+        columns[next]._withUnsafeGuaranteedRef { $0.storage.appendString(string, isNull: isNull) }
         next += 1
     }
 
-    @inline(__always)
-    mutating func append(_ flag: Bool) {
-        let node = columns[next]
-        node.storage.appendWord(flag ? 1 : 0, isNull: false)
-        next += 1
-    }
-
-    @inline(__always)
-    mutating func append(_ double: Double) {
-        let node = columns[next]
-        node.storage.appendWord(double.bitPattern, isNull: false)
-        next += 1
-    }
-
-    @inline(__always)
-    mutating func append(_ double: Double?) {
-        let node = columns[next]
-        node.storage.appendWord(double?.bitPattern ?? 0, isNull: double == nil)
-        next += 1
-    }
-
-    @inline(__always)
-    mutating func append(_ string: String) {
-        let node = columns[next]
-        node.storage.appendString(string, isNull: false)
-        next += 1
-    }
-
-    @inline(__always)
-    mutating func append(_ string: String?) {
-        let node = columns[next]
-        node.storage.appendString(string ?? "", isNull: string == nil)
-        next += 1
-    }
+    @inline(__always) mutating func append(_ int: Int64) { appendWord(UInt64(bitPattern: int), isNull: false) }
+    @inline(__always) mutating func append(_ int: Int64?) { appendWord(UInt64(bitPattern: int ?? 0), isNull: int == nil) }
+    @inline(__always) mutating func append(_ flag: Bool) { appendWord(flag ? 1 : 0, isNull: false) }
+    @inline(__always) mutating func append(_ double: Double) { appendWord(double.bitPattern, isNull: false) }
+    @inline(__always) mutating func append(_ double: Double?) { appendWord(double?.bitPattern ?? 0, isNull: double == nil) }
+    @inline(__always) mutating func append(_ string: String) { appendString(string, isNull: false) }
+    @inline(__always) mutating func append(_ string: String?) { appendString(string ?? "", isNull: string == nil) }
 }

@@ -51,7 +51,9 @@
         var rowLayout: Int
         /// The leaf's column nodes, all owned by this transaction, with room for a full leaf:
         /// set by the first typed append into the leaf (``appendTypedRow(_:key:_:)``).
-        var columns: [ColumnNode]? = nil
+        /// Unretained: `leaf`, held here, holds them (a column node is replaced only by a
+        /// change that moves the row layout, which retires the cursor).
+        var columns: [Unmanaged<ColumnNode>]? = nil
     }
     @exclusivity(unchecked) private var appendCursor: AppendCursor?
     /// Bumped by every change to a table's columns or to the set of tables (a typed append
@@ -386,14 +388,14 @@
 
     /// The leaf's column nodes when every one is in memory and owned by this transaction (an
     /// insert into the leaf made them so), each with room for a full leaf; nil otherwise.
-    private func ownedColumns(of leaf: ClusterNode, count: Int) -> [ColumnNode]? {
+    private func ownedColumns(of leaf: ClusterNode, count: Int) -> [Unmanaged<ColumnNode>]? {
         guard leaf.columns.count == count else { return nil }
-        var columns: [ColumnNode] = []
+        var columns: [Unmanaged<ColumnNode>] = []
         columns.reserveCapacity(count)
         for ref in leaf.columns {
             guard let column = ref.residentNode, column.isMutable else { return nil }
             column.storage.reserveRows(ClusterTree.leafCapacity)
-            columns.append(column)
+            columns.append(Unmanaged.passUnretained(column))
         }
         return columns
     }
