@@ -191,6 +191,9 @@ extension ChangeSet.TableChanges {
 struct ChangeLog {
     enum Entry {
         case insert(String, Int64)
+        /// Objects `first`, `first + 1`, … (`count` keys) inserted one after the other into
+        /// the table in slot `slot` of ``ChangeLog/tableNames``: one entry for a run of appends.
+        case insertRun(slot: Int, first: Int64, count: Int64)
         case write(String, Int64, Int)
         /// Values written in place into one column of the objects with keys `first...last`
         /// (each written at least once): the table by its slot in ``ChangeLog/tableNames`` (no
@@ -258,6 +261,25 @@ struct ChangeLog {
         return entries + [.cells(slot: run.slot, column: run.column, first: run.first, last: run.last)]
     }
 
+    /// Records the insert of object `key` into the table in slot `slot`: the last entry grows
+    /// when it is a run of that table's inserts ending just below `key`.
+    @inline(__always)
+    mutating func appendInsert(slot: Int, key: Int64) {
+        closeRun()
+        if let last = entries.indices.last, case .insertRun(slot, let first, let count) = entries[last], first &+ count == key {
+            entries[last] = .insertRun(slot: slot, first: first, count: count + 1)
+            return
+        }
+        entries.append(.insertRun(slot: slot, first: key, count: 1))
+    }
+
+    /// The slot naming table `name` in ``tableNames`` (added when new).
+    mutating func slot(named name: String) -> Int {
+        if let existing = tableNames.lastIndex(of: name) { return existing }
+        tableNames.append(name)
+        return tableNames.count - 1
+    }
+
     /// The slot of table `table` while the layout count is still `layoutCount`, if one was handed out.
     @inline(__always)
     func slot(ofTable table: Int, layoutCount: Int) -> Int? {
@@ -266,13 +288,7 @@ struct ChangeLog {
 
     /// A slot naming `name`, remembered for table `table` under `layoutCount`.
     mutating func addSlot(named name: String, table: Int, layoutCount: Int) -> Int {
-        let slot: Int
-        if let existing = tableNames.lastIndex(of: name) {
-            slot = existing
-        } else {
-            tableNames.append(name)
-            slot = tableNames.count - 1
-        }
+        let slot = slot(named: name)
         lastSlot = (table, layoutCount, slot)
         return slot
     }
@@ -282,6 +298,8 @@ struct ChangeLog {
         for entry in allEntries {
             switch entry {
             case .insert(let table, let key): changes.recordInsert(table: table, key: key)
+            case .insertRun(let slot, let first, let count):
+                for key in first..<first + count { changes.recordInsert(table: tableNames[slot], key: key) }
             case .write(let table, let key, let column): changes.recordWrite(table: table, key: key, column: column)
             case .cells(let slot, let column, let first, let last):
                 for key in first...last { changes.recordWrite(table: tableNames[slot], key: key, column: column) }

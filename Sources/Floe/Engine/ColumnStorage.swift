@@ -91,6 +91,36 @@ struct ColumnStorage {
     /// Appends a value already checked against the column (see ``ValueCheck``).
     mutating func append(_ value: Value) { insert(value, at: count) }
 
+    /// Appends one row of a one-word column (`word` 0 for null), with no ``Value`` in between.
+    @inline(__always)
+    mutating func appendWord(_ word: UInt64, isNull: Bool) {
+        if nulls != nil { nulls!.append(isNull) }
+        words.append(word)
+        count += 1
+    }
+
+    /// Appends one row of a string column (`string` empty for null).
+    @inline(__always)
+    mutating func appendString(_ string: String, isNull: Bool) {
+        if nulls != nil { nulls!.append(isNull) }
+        strings.append(string)
+        count += 1
+    }
+
+    /// Makes room for `rows` rows in the arrays this layout uses, so that rows appended one at
+    /// a time up to that count grow nothing.
+    mutating func reserveRows(_ rows: Int) {
+        if nulls != nil { nulls!.reserveCapacity(rows) }
+        switch layout {
+        case .words: words.reserveCapacity(rows)
+        case .pairs: words.reserveCapacity(2 * rows)
+        case .strings: strings.reserveCapacity(rows)
+        case .binaries: binaries.reserveCapacity(rows)
+        case .values: values.reserveCapacity(rows)
+        case .collections: collections.reserveCapacity(rows)
+        }
+    }
+
     mutating func insert(_ value: Value, at index: Int) {
         let isNull = value == .null
         if nulls != nil { nulls!.insert(isNull, at: index) }

@@ -52,9 +52,17 @@
         /// The inner nodes from the root down to the leaf's parent; the leaf is each one's last child.
         let path: [ClusterNode]
         /// ``rowLayoutCount`` right after the insert that left the cursor.
-        let rowLayout: Int
+        var rowLayout: Int
+        /// The leaf's column nodes, all owned by this transaction, with room for a full leaf:
+        /// set by the first typed append into the leaf (``appendTypedRow(_:key:_:)``).
+        /// Unretained: `leaf`, held here, holds them (a column node is replaced only by a
+        /// change that moves the row layout, which retires the cursor).
+        var columns: [Unmanaged<ColumnNode>]? = nil
     }
     @exclusivity(unchecked) private var appendCursor: AppendCursor?
+    /// Bumped by every change to a table's columns or to the set of tables (a typed append
+    /// layout checked under another generation is checked again).
+    @exclusivity(unchecked) private var schemaGeneration = 0
 
     /// Rows found now are current until the store's epoch moves (only this writer moves it).
     public var positionEpoch: UInt64 { store.readEpoch.current }
@@ -117,6 +125,7 @@
         store.readEpoch.advance()
         if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
         group.tables.append(NodeRef(TableNode(spec: spec)))
+        schemaGeneration &+= 1
         changeLog.append(.structure(spec.name))
         return TableHandle(index: group.tables.count - 1, name: spec.name)
     }
@@ -134,6 +143,7 @@
         let spec = try columnSpec(node, column)
         let had = spec.hasSearchIndex
         node.spec.columns[column].isIndexed = indexed
+        schemaGeneration &+= 1
         let has = node.spec.columns[column].hasSearchIndex
         guard had != has else { return }
         context.drop(node.indexRoots[column])
@@ -160,6 +170,7 @@
         context.drop(group.tables[table.index])
         context.drop(node.root)
         group.tables.remove(at: table.index)
+        schemaGeneration &+= 1
         changeLog.append(.structure(node.spec.name))
     }
 
@@ -178,6 +189,7 @@
                                  reason: "an integer primary key is the object key and cannot be added to a table that already holds objects")
         }
         node.spec.columns.append(column)
+        schemaGeneration &+= 1
         node.indexRoots.append(nil)
         changeLog.append(.structure(node.spec.name))
         let fill = column.isNullable || column.type == .mixed || column.type == .link ? Value.null : Value.defaultValue(for: column.type)
@@ -200,6 +212,7 @@
         let node = try mutableTable(table)
         guard let index = node.spec.columnIndex(named: name) else { throw .noSuchColumn(table: node.spec.name, column: name) }
         node.spec.columns.remove(at: index)
+        schemaGeneration &+= 1
         changeLog.append(.structure(node.spec.name))
         context.drop(node.indexRoots[index])
         node.indexRoots.remove(at: index)
@@ -218,6 +231,7 @@
         if node.spec.columnIndex(named: newName) != nil { throw .duplicateColumn(table: node.spec.name, column: newName) }
         try TableSpec.validateName(newName, kind: "column '\(node.spec.name).\(newName)'", limit: TableSpec.maximumColumnNameLength)
         node.spec.columns[index].name = newName
+        schemaGeneration &+= 1
         changeLog.append(.structure(node.spec.name))
     }
 
@@ -299,7 +313,7 @@
                 columnNode.storage.append(row[column])
             }
             for inner in cursor.path { inner.counts[inner.counts.count - 1] += 1 }
-            appendCursor = AppendCursor(table: node, root: root, leaf: leaf, path: cursor.path, rowLayout: rowLayoutCount)
+            appendCursor!.rowLayout = rowLayoutCount
             return
         }
         let appending = key >= node.nextKey
@@ -315,6 +329,79 @@
         }
         guard let leaf = current, leaf.isMutable, leaf.isLeaf, leaf.keys.last == key else { return }
         appendCursor = AppendCursor(table: node, root: root, leaf: leaf, path: path, rowLayout: rowLayoutCount)
+    }
+
+    /// Checks `kinds` (one per column) against `table`'s columns, for
+    /// ``appendTypedRow(_:key:_:)``: nil when a column does not take its kind as it is (a
+    /// narrower integer, a search index to keep, a link, a collection, null where the column
+    /// refuses it).
+    func typedAppendLayout(for table: TableHandle, kinds: [TypedColumnKind]) throws(FloeError) -> TypedAppendLayout? {
+        try requireOpen()
+        let node = try tableNode(table)
+        let columns = node.spec.columns
+        guard columns.count == kinds.count, zip(kinds, columns).allSatisfy({ $0.fits($1) }) else { return nil }
+        return TypedAppendLayout(table: table, kinds: kinds, keyColumn: node.spec.objectKeyColumn, generation: schemaGeneration)
+    }
+
+    /// Appends one object at the end of the layout's table, `fill` writing each column's value
+    /// in column order straight into the rightmost leaf, when that needs no search and no
+    /// split: the previous change of this transaction was an insert at this table's end (its
+    /// append cursor is valid), the leaf has room, and `key` (the object key column's value;
+    /// nil when the table has none, and then the next key is used) is above every key of the
+    /// table, so it can be no duplicate. Returns the new object's key; nil, having changed
+    /// nothing and without calling `fill`, when it cannot: the caller then inserts through
+    /// ``insertObject(into:values:)``, which checks and places any row. The layout has checked
+    /// each column's type and nullability; the caller checks what depends on the value (sizes).
+    @inline(__always)
+    func appendTypedRow(_ layout: TypedAppendLayout, key: Int64?, _ fill: (inout TypedRowWriter) -> Void) -> Int64? {
+        guard isOpen, layout.generation == schemaGeneration, appendCursor != nil, appendCursor!.rowLayout == rowLayoutCount,
+              layout.table.index < group.tables.count else { return nil }
+        let node = appendCursor!.table
+        guard let resident = group.tables[layout.table.index].unretainedResidentNode, resident.toOpaque() == Unmanaged.passUnretained(node).toOpaque(),
+              node.isMutable, let root = node.root, root === appendCursor!.root,
+              appendCursor!.leaf.keys.count < ClusterTree.leafCapacity else { return nil }
+        let objectKey: Int64
+        if layout.keyColumn != nil {
+            guard let key, key >= node.nextKey, key < .max else { return nil }
+            objectKey = key
+        } else {
+            guard key == nil, node.nextKey < .max else { return nil }
+            objectKey = node.nextKey
+        }
+        if appendCursor!.columns == nil {
+            guard let columns = ownedColumns(of: appendCursor!.leaf, count: layout.kinds.count) else { return nil }
+            appendCursor!.columns = columns
+        }
+        mutationCount &+= 1
+        rowLayoutCount &+= 1
+        store.readEpoch.advance()
+        appendCursor!.leaf.keys.append(objectKey)
+        appendCursor!.columns!.withUnsafeBufferPointer { columns in
+            var writer = TypedRowWriter(columns: columns)
+            fill(&writer)
+            precondition(writer.isComplete, "a typed append wrote fewer columns than '\(node.spec.name)' has")
+        }
+        for inner in appendCursor!.path { inner.counts[inner.counts.count - 1] += 1 }
+        appendCursor!.rowLayout = rowLayoutCount
+        node.count += 1
+        node.nextKey = objectKey + 1
+        if layout.changeSlot < 0 { layout.changeSlot = changeLog.slot(named: node.spec.name) }
+        changeLog.appendInsert(slot: layout.changeSlot, key: objectKey)
+        return objectKey
+    }
+
+    /// The leaf's column nodes when every one is in memory and owned by this transaction (an
+    /// insert into the leaf made them so), each with room for a full leaf; nil otherwise.
+    private func ownedColumns(of leaf: ClusterNode, count: Int) -> [Unmanaged<ColumnNode>]? {
+        guard leaf.columns.count == count else { return nil }
+        var columns: [Unmanaged<ColumnNode>] = []
+        columns.reserveCapacity(count)
+        for ref in leaf.columns {
+            guard let column = ref.residentNode, column.isMutable else { return nil }
+            column.storage.reserveRows(ClusterTree.leafCapacity)
+            columns.append(Unmanaged.passUnretained(column))
+        }
+        return columns
     }
 
     /// Sets one column of one object.

@@ -12,7 +12,17 @@ extension ObjectContext {
         }
         // The class's binding, cached by the context, answers without the schema registry's lock.
         let schema: ObjectSchemaInfo
-        if let binding = try tableBinding(for: type(of: object)) { schema = binding.schema } else { schema = try SchemaDiscovery.schema(for: type(of: object)) }
+        if let binding = try tableBinding(for: type(of: object)) {
+            // The typed row path: an object of a class with only plain scalar properties, whose
+            // key is above every key of its table, goes straight into the table's last leaf.
+            if objectsBeingCopied.isEmpty, let plan = insertPlan(for: binding), let key = plan.append(object) {
+                plan.attach(object, key: key, source: self)
+                return
+            }
+            schema = binding.schema
+        } else {
+            schema = try SchemaDiscovery.schema(for: type(of: object))
+        }
         switch schema.kind {
         case .embedded:
             throw .invalidOperation(className: schema.className, detail: "embedded objects cannot be added directly; assign them to a parent's property")
@@ -22,6 +32,24 @@ extension ObjectContext {
             break
         }
         _ = try insert(object, update: update)
+    }
+
+    /// The typed insert plan of `binding`'s class in the open write, made on first use; nil
+    /// when the class cannot take the typed path (see ``TypedInsertPlan/init(binding:transaction:)``)
+    /// or no write is open.
+    private func insertPlan(for binding: TableBinding) -> TypedInsertPlan? {
+        guard let transaction else { return nil }
+        // Compared in place: copying the entry out would retain each of its references.
+        if lastInsertPlan != nil, lastInsertPlan!.binding === binding, lastInsertPlan!.transaction === transaction { return lastInsertPlan!.plan }
+        let plan: TypedInsertPlan?
+        if let known = insertPlans[ObjectIdentifier(binding)], known.binding === binding, known.transaction === transaction {
+            plan = known.plan
+        } else {
+            plan = TypedInsertPlan(binding: binding, transaction: transaction)
+            insertPlans[ObjectIdentifier(binding)] = InsertPlanEntry(binding: binding, transaction: transaction, plan: plan)
+        }
+        lastInsertPlan = InsertPlanEntry(binding: binding, transaction: transaction, plan: plan)
+        return plan
     }
 
     /// Stores an unmanaged object (top-level or embedded) and returns its key. The object is
@@ -197,6 +225,94 @@ extension ObjectContext {
                 throw error.naming(binding, column: binding.columnOfProperty[index])
             }
             throw error
+        }
+    }
+}
+
+/// A class's typed insert plan (or nil: the class takes the general path) for one write.
+final class InsertPlanEntry {
+    let binding: TableBinding
+    let transaction: WriteTransaction
+    let plan: TypedInsertPlan?
+
+    init(binding: TableBinding, transaction: WriteTransaction, plan: TypedInsertPlan?) {
+        self.binding = binding
+        self.transaction = transaction
+        self.plan = plan
+    }
+}
+
+/// A top-level class whose stored properties are all of the ``TypedFieldKind`` types
+/// (`Int`, `Int64`, `Bool`, `Double`, `String` and the optional `Int`, `Double`, `String`),
+/// compiled for one write into one typed field read per column: an insert reads each field
+/// in place and writes it into the table's last leaf (``WriteTransaction/appendTypedRow(_:key:_:)``),
+/// with no `Value`, no array of values and no check that the layout already made. The
+/// column's type and nullability are checked once here; what depends on the value is checked
+/// per object (a string's size here, the key's uniqueness by the engine: a key above every
+/// key of the table needs no search). Anything else — a link, a collection, a mixed value, an
+/// embedded object, a narrower integer, an indexed column, a key the table may hold, a full
+/// leaf — takes the general path, which checks and reports as before.
+final class TypedInsertPlan {
+    let binding: TableBinding
+    let layout: TypedAppendLayout
+    let transaction: WriteTransaction
+    /// One per stored column, in column order.
+    let fields: [TypedField]
+    /// The field holding the object key (an integer primary key), if the class has one.
+    let keyField: TypedField?
+    /// The string fields, whose size is checked per object before anything is written.
+    let stringFields: [TypedField]
+    /// For every property (computed ones too): where its field's column sits in an instance,
+    /// and the column it reads once the object is managed.
+    let columnSlots: [(offset: Int, column: Int)]
+
+    init?(binding: TableBinding, transaction: WriteTransaction) {
+        guard binding.schema.kind == .topLevel else { return nil }
+        var fields: [TypedField] = []
+        for column in 0..<binding.storedColumnCount {
+            guard let property = binding.propertyOfColumn[column], !binding.schema.properties[property].isComputed,
+                  binding.schema.properties[property].type.collection == .single,
+                  let field = binding.schema.accessors[property].typedField else { return nil }
+            fields.append(field)
+        }
+        guard let layout = try? transaction.typedAppendLayout(for: binding.table, kinds: fields.map(\.kind.columnKind)) else { return nil }
+        self.binding = binding
+        self.layout = layout
+        self.transaction = transaction
+        columnSlots = binding.schema.accessors.indices.map { (binding.schema.accessors[$0].columnOffset, binding.columnOfProperty[$0]) }
+        self.fields = fields
+        keyField = layout.keyColumn.map { fields[$0] }
+        stringFields = fields.filter { $0.kind == .string || $0.kind == .optionalString }
+    }
+
+    /// Makes `object`, just stored as `key`, a managed object of `source` (what
+    /// ``ObjectContext/attach(_:key:binding:)`` does, with the fields' places worked out once).
+    @inline(__always)
+    func attach(_ object: ObjectBase, key: Int64, source: ObjectContext) {
+        object._floeBinding = ObjectBinding(source: source, tableBinding: binding, key: key)
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        for slot in columnSlots { (base + slot.offset).storeBytes(of: slot.column, as: Int.self) }
+    }
+
+    /// Stores `object` (unmanaged, of the plan's class) and returns its key; nil, having
+    /// stored nothing, when the typed path does not apply to it.
+    @inline(__always)
+    func append(_ object: ObjectBase) -> Int64? {
+        for field in stringFields where field.stringSize(object) > WriteTransaction.maximumValueSize { return nil }
+        let key = keyField.map { $0.int(object) }
+        let fields = self.fields
+        return transaction.appendTypedRow(layout, key: key) { writer in
+            for field in fields {
+                switch field.kind {
+                case .int, .int64: writer.append(field.int(object))
+                case .optionalInt: writer.append(field.optionalInt(object))
+                case .bool: writer.append(field.bool(object))
+                case .double: writer.append(field.double(object))
+                case .optionalDouble: writer.append(field.optionalDouble(object))
+                case .string: writer.append(field.string(object))
+                case .optionalString: writer.append(field.optionalString(object))
+                }
+            }
         }
     }
 }

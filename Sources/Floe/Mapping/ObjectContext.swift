@@ -24,7 +24,8 @@ final class ObjectContext: ObjectSource {
     /// How deep the current `create` nests objects (a cycle shows as unbounded nesting).
     var nestingDepth = 0
     /// The objects whose values the current `create` is copying, outermost first.
-    var objectsBeingCopied: [ObjectIdentifier] = []
+    /// `@exclusivity(unchecked)`: every `add` reads it, and no access overlaps another.
+    @exclusivity(unchecked) var objectsBeingCopied: [ObjectIdentifier] = []
     private var bindingsVersion: UInt64 = .max
     /// The binding asked for last, checked before the dictionary (lookups and links ask for
     /// the same class again and again).
@@ -36,6 +37,10 @@ final class ObjectContext: ObjectSource {
     /// instead of building an object; dropped when the read or write ends, so that it never
     /// keeps this context alive through its binding.
     @exclusivity(unchecked) var lastLookup: ObjectBase?
+    /// The typed insert plans of the open write, by class binding (see ``TypedInsertPlan``),
+    /// and the one used last; dropped when the write ends or the bindings are forgotten.
+    @exclusivity(unchecked) var insertPlans: [ObjectIdentifier: InsertPlanEntry] = [:]
+    @exclusivity(unchecked) var lastInsertPlan: InsertPlanEntry?
 
     init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
         self.store = store
@@ -94,6 +99,7 @@ final class ObjectContext: ObjectSource {
         }
         self.transaction = nil
         lastLookup = nil
+        forgetInsertPlans()
         let version = try transaction.commit(deferringSync: deferringSync)
         snapshot = try store.snapshot()
         return version
@@ -114,6 +120,12 @@ final class ObjectContext: ObjectSource {
         bindings.removeAll(keepingCapacity: true)
         lastBinding = nil
         bindingsVersion = .max
+        forgetInsertPlans()
+    }
+
+    private func forgetInsertPlans() {
+        insertPlans.removeAll()
+        lastInsertPlan = nil
     }
 
     /// Runs `block` in a write transaction: commits when it returns, rolls back when it throws.

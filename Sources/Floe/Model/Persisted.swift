@@ -138,25 +138,27 @@ extension Persisted: PersistedField {
     static func makeAccessor(offset: Int) -> PropertyAccessor {
         // The common types get accessors compiled for them: generic code here would look up
         // `Persisted<Value>`'s metadata at run time on every call.
+        // The types with a typed field kind are also stored by inserts with no `Value` in between.
         switch Value.self {
-        case is Int.Type: return Persisted<Int>.accessor(offset: offset)
-        case is String.Type: return Persisted<String>.accessor(offset: offset)
-        case is Double.Type: return Persisted<Double>.accessor(offset: offset)
-        case is Bool.Type: return Persisted<Bool>.accessor(offset: offset)
+        case is Int.Type: return Persisted<Int>.accessor(offset: offset, kind: .int)
+        case is String.Type: return Persisted<String>.accessor(offset: offset, kind: .string)
+        case is Double.Type: return Persisted<Double>.accessor(offset: offset, kind: .double)
+        case is Bool.Type: return Persisted<Bool>.accessor(offset: offset, kind: .bool)
         case is Date.Type: return Persisted<Date>.accessor(offset: offset)
         case is ObjectId.Type: return Persisted<ObjectId>.accessor(offset: offset)
-        case is Int64.Type: return Persisted<Int64>.accessor(offset: offset)
-        case is Int?.Type: return Persisted<Int?>.accessor(offset: offset)
-        case is String?.Type: return Persisted<String?>.accessor(offset: offset)
-        case is Double?.Type: return Persisted<Double?>.accessor(offset: offset)
+        case is Int64.Type: return Persisted<Int64>.accessor(offset: offset, kind: .int64)
+        case is Int?.Type: return Persisted<Int?>.accessor(offset: offset, kind: .optionalInt)
+        case is String?.Type: return Persisted<String?>.accessor(offset: offset, kind: .optionalString)
+        case is Double?.Type: return Persisted<Double?>.accessor(offset: offset, kind: .optionalDouble)
         default: return accessor(offset: offset)
         }
     }
 
     @inline(__always)
-    static func accessor(offset: Int) -> PropertyAccessor {
+    static func accessor(offset: Int, kind: TypedFieldKind? = nil) -> PropertyAccessor {
         PropertyAccessor(
             columnOffset: offset + MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.column)!,
+            typedField: kind.map { TypedField(kind: $0, offset: offset) },
             unmanagedValue: { object in
                 let field = field(of: object, at: offset)
                 if field.pointee.column >= 0 { return object._floeBinding!.read(column: field.pointee.column) }
@@ -188,12 +190,66 @@ extension Persisted: PersistedField {
     }
 }
 
+/// The Swift types whose `@Persisted` fields an insert reads in place and stores with no
+/// `Value` in between (see ``TypedField``).
+enum TypedFieldKind: Sendable {
+    case int, int64, optionalInt, bool, double, optionalDouble, string, optionalString
+
+    /// How the engine takes values of this kind.
+    var columnKind: TypedColumnKind {
+        switch self {
+        case .int, .int64: return .int
+        case .optionalInt: return .optionalInt
+        case .bool: return .bool
+        case .double: return .double
+        case .optionalDouble: return .optionalDouble
+        case .string: return .string
+        case .optionalString: return .optionalString
+        }
+    }
+}
+
+/// A `@Persisted` field of one of the ``TypedFieldKind`` types, read straight from an
+/// unmanaged instance's memory: the field's own value, or the type's constant default
+/// (0, false, "", nil) while none was given.
+struct TypedField: Sendable {
+    let kind: TypedFieldKind
+    /// Where the `Persisted` field sits inside an instance.
+    let offset: Int
+
+    @inline(__always)
+    private func pointer<Stored>(_ object: ObjectBase, _ type: Stored.Type) -> UnsafeMutablePointer<Persisted<Stored>> {
+        (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: Persisted<Stored>.self)
+    }
+
+    @inline(__always) func int(_ object: ObjectBase) -> Int64 {
+        kind == .int64 ? pointer(object, Int64.self).pointee.value ?? 0 : Int64(pointer(object, Int.self).pointee.value ?? 0)
+    }
+    @inline(__always) func optionalInt(_ object: ObjectBase) -> Int64? { pointer(object, Int?.self).pointee.value?.map(Int64.init) ?? nil }
+    @inline(__always) func bool(_ object: ObjectBase) -> Bool { pointer(object, Bool.self).pointee.value ?? false }
+    @inline(__always) func double(_ object: ObjectBase) -> Double { pointer(object, Double.self).pointee.value ?? 0 }
+    @inline(__always) func optionalDouble(_ object: ObjectBase) -> Double? { pointer(object, Double?.self).pointee.value ?? nil }
+    @inline(__always) func string(_ object: ObjectBase) -> String { pointer(object, String.self).pointee.value ?? "" }
+    @inline(__always) func optionalString(_ object: ObjectBase) -> String? { pointer(object, String?.self).pointee.value ?? nil }
+
+    /// The UTF-8 size of a string field's value (0 for other kinds and nil).
+    @inline(__always) func stringSize(_ object: ObjectBase) -> Int {
+        switch kind {
+        case .string: return pointer(object, String.self).pointee.value?.utf8.count ?? 0
+        case .optionalString: return (pointer(object, String?.self).pointee.value ?? nil)?.utf8.count ?? 0
+        default: return 0
+        }
+    }
+}
+
 /// Reads and writes one `@Persisted` field of any instance of a class, by its offset.
 /// A class, so that walking a schema's properties retains one object, not several closures.
 final class PropertyAccessor: @unchecked Sendable {
     // @unchecked: immutable; the closures capture only the field offset.
     /// Where the field's `column` sits inside an instance.
     let columnOffset: Int
+    /// The field read in place by typed inserts, for the ``TypedFieldKind`` types (nil: others).
+    let typedField: TypedField?
     /// The field's value in stored form (an unmanaged object's own value; links carry the object).
     let unmanagedValue: (ObjectBase) -> _FloeValue
     /// Sets an unmanaged object's field from a stored-form value (links: from its `object`).
@@ -204,9 +260,11 @@ final class PropertyAccessor: @unchecked Sendable {
     /// The property's value as the model's getter returns it (for descriptions).
     let swiftValue: (ObjectBase) -> Any
 
-    init(columnOffset: Int, unmanagedValue: @escaping (ObjectBase) -> _FloeValue, setUnmanaged: @escaping (ObjectBase, _FloeValue) -> Void,
+    init(columnOffset: Int, typedField: TypedField? = nil, unmanagedValue: @escaping (ObjectBase) -> _FloeValue,
+         setUnmanaged: @escaping (ObjectBase, _FloeValue) -> Void,
          swiftValue: @escaping (ObjectBase) -> Any, detachedValue: @escaping (ObjectBase) -> _FloeValue) {
         self.columnOffset = columnOffset
+        self.typedField = typedField
         self.unmanagedValue = unmanagedValue
         self.setUnmanaged = setUnmanaged
         self.swiftValue = swiftValue
