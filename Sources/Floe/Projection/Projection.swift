@@ -58,8 +58,26 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// ```swift
     /// let projection = PersonProjection(projecting: person)
     /// ```
+    ///
+    /// This initializer does not throw (as Realm's does not), so a projected key path that reads
+    /// no persisted property of the root (a plain `var`, or a list mapped with `projectTo` to
+    /// one) is reported where the object's realm reports a value it cannot read: over a live
+    /// realm's object, the `read { }` or `write { }` the projection is made in throws
+    /// ``FloeError/invalidKeyPath(className:keyPath:reason:)`` (naming the projection class,
+    /// its property and the root class) when its closure returns, and a write rolls back; over
+    /// a frozen object, the frozen realm's `checkIntegrity()` throws it. This was chosen over a
+    /// trap: the mistake is in the model code, and a typed error names it without ending the
+    /// program. The projection class is checked once; later projections of it cost no check.
+    /// Over an unmanaged object there is no realm to report to: its properties are read as
+    /// Swift reads them, and `freeze()`, `changes` and queries of the class throw the error.
     public required init(projecting object: Root) {
         rootObject = object
+        if let binding = object._floeBinding {
+            // The class this projection is (a subclass of `Projection<Root>`), not the one the
+            // initializer is written in.
+            let projectionType: any ProjectionObservable.Type = type(of: self)
+            ProjectionSchema.check(projectionType, recordingOn: binding.source)
+        }
     }
 
     /// Whether nothing but this projection holds its root object, nor anything but the root its
