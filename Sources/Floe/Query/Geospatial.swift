@@ -119,26 +119,50 @@ public struct Distance: Sendable, Hashable {
     /// ```
     public static func fromRadians(radians: Double) -> Distance? { .radians(radians) }
 
-    /// The distance in kilometres along the surface.
+    /// The distance in kilometres along the surface (Realm's property).
+    ///
+    /// ```swift
+    /// Distance.fromKilometers(kilometers: 1)!.kilometers   // 1
+    /// ```
+    public var kilometers: Double { radians * Self.earthRadiusInKilometers }
+
+    /// The distance in miles along the surface (Realm's property).
+    ///
+    /// ```swift
+    /// let miles = Distance.kilometers(10)!.miles
+    /// ```
+    public var miles: Double { radians * Self.earthRadiusInKilometers / Self.kilometersPerMile }
+
+    /// The distance as an angle at the earth's centre, in degrees (Realm's property).
+    ///
+    /// ```swift
+    /// Distance.radians(.pi)!.degrees   // 180
+    /// ```
+    public var degrees: Double { radians * 180 / .pi }
+
+    /// ``kilometers``, as a method.
     ///
     /// ```swift
     /// Distance.radians(1)!.asKilometers()   // 6378.1
     /// ```
-    public func asKilometers() -> Double { radians * Self.earthRadiusInKilometers }
+    @available(*, deprecated, renamed: "kilometers", message: "Realm's Distance has the property kilometers")
+    public func asKilometers() -> Double { kilometers }
 
-    /// The distance in miles along the surface.
+    /// ``miles``, as a method.
     ///
     /// ```swift
     /// let miles = Distance.kilometers(10)!.asMiles()
     /// ```
-    public func asMiles() -> Double { radians * Self.earthRadiusInKilometers / Self.kilometersPerMile }
+    @available(*, deprecated, renamed: "miles", message: "Realm's Distance has the property miles")
+    public func asMiles() -> Double { miles }
 
-    /// The distance as an angle at the earth's centre, in degrees.
+    /// ``degrees``, as a method.
     ///
     /// ```swift
     /// Distance.radians(.pi)!.asDegrees()   // 180
     /// ```
-    public func asDegrees() -> Double { radians * 180 / .pi }
+    @available(*, deprecated, renamed: "degrees", message: "Realm's Distance has the property degrees")
+    public func asDegrees() -> Double { degrees }
 }
 
 /// The points within a great-circle distance of a centre.
@@ -249,8 +273,16 @@ public struct GeoBox: Sendable, Hashable {
 public struct GeoPolygon: Sendable, Hashable {
     /// The outer ring, closed.
     public let outerRing: [GeoPoint]
-    /// The holes, each closed.
-    public let holes: [[GeoPoint]]
+    /// The holes, each closed; nil when the polygon was made without holes (as Realm's).
+    ///
+    /// ```swift
+    /// let triangle = GeoPolygon(outerRing: [(0, 0), (0, 1), (1, 1), (0, 0)])!
+    /// print(triangle.holes == nil)   // true
+    /// ```
+    public let holes: [[GeoPoint]]?
+
+    /// The holes, none when ``holes`` is nil: what the checks and queries walk.
+    var holeRings: [[GeoPoint]] { holes ?? [] }
 
     /// A polygon; nil when a ring has fewer than four points or its last point is not its first.
     ///
@@ -258,8 +290,7 @@ public struct GeoPolygon: Sendable, Hashable {
     /// let triangle = GeoPolygon(outerRing: [a, b, c, a])!
     /// ```
     public init?(outerRing: [GeoPoint], holes: [[GeoPoint]]? = nil) {
-        let holes = holes ?? []
-        guard Self.isClosedRing(outerRing), holes.allSatisfy(Self.isClosedRing) else { return nil }
+        guard Self.isClosedRing(outerRing), (holes ?? []).allSatisfy(Self.isClosedRing) else { return nil }
         self.outerRing = outerRing
         self.holes = holes
     }
@@ -272,10 +303,13 @@ public struct GeoPolygon: Sendable, Hashable {
     /// ```
     public init?(outerRing: [(Double, Double)], holes: [[(Double, Double)]]? = nil) {
         guard let outer = Self.points(outerRing) else { return nil }
-        var rings: [[GeoPoint]] = []
-        for hole in holes ?? [] {
-            guard let ring = Self.points(hole) else { return nil }
-            rings.append(ring)
+        var rings: [[GeoPoint]]?
+        if let holes {
+            rings = []
+            for hole in holes {
+                guard let ring = Self.points(hole) else { return nil }
+                rings?.append(ring)
+            }
         }
         self.init(outerRing: outer, holes: rings)
     }
@@ -300,8 +334,8 @@ public struct GeoPolygon: Sendable, Hashable {
     ///
     /// - Throws: ``FloeError/invalidValueString(type:string:reason:)`` naming `GeoPolygon` and the
     ///   ring at fault.
-    public static func validated(outerRing: [GeoPoint], holes: [[GeoPoint]] = []) throws(FloeError) -> GeoPolygon {
-        for (name, ring) in [("outer ring", outerRing)] + holes.enumerated().map({ ("hole \($0.offset + 1)", $0.element) }) {
+    public static func validated(outerRing: [GeoPoint], holes: [[GeoPoint]]? = nil) throws(FloeError) -> GeoPolygon {
+        for (name, ring) in [("outer ring", outerRing)] + (holes ?? []).enumerated().map({ ("hole \($0.offset + 1)", $0.element) }) {
             guard isClosedRing(ring) else {
                 throw .invalidValueString(type: "GeoPolygon", string: name,
                                           reason: "a ring needs at least four points, its last equal to its first (\(ring.count) given)")
@@ -312,7 +346,7 @@ public struct GeoPolygon: Sendable, Hashable {
         return polygon
     }
 
-    private init(checkedOuterRing: [GeoPoint], holes: [[GeoPoint]]) {
+    private init(checkedOuterRing: [GeoPoint], holes: [[GeoPoint]]?) {
         self.outerRing = checkedOuterRing
         self.holes = holes
     }
@@ -332,6 +366,7 @@ public struct GeoPolygon: Sendable, Hashable {
     /// What makes the polygon unusable in a query, naming the ring: nil when it is sound.
     func fault() -> (ring: String, reason: String)? {
         if let reason = Self.ringFault(outerRing) { return ("outer ring", reason) }
+        let holes = holeRings
         for (index, hole) in holes.enumerated() {
             if let reason = Self.ringFault(hole) { return ("hole \(index + 1)", reason) }
             if !Self.ring(hole, isWithin: outerRing) {
@@ -409,7 +444,7 @@ enum GeoShape: Sendable, Hashable, CustomStringConvertible {
             return longitude >= box.bottomLeft.longitude || longitude <= box.topRight.longitude
         case .polygon(let polygon):
             guard GeoGeometry.ringContains(polygon.outerRing, latitude: latitude, longitude: longitude) else { return false }
-            return !polygon.holes.contains { GeoGeometry.ringContains($0, latitude: latitude, longitude: longitude) }
+            return !polygon.holeRings.contains { GeoGeometry.ringContains($0, latitude: latitude, longitude: longitude) }
         }
     }
 
@@ -417,7 +452,7 @@ enum GeoShape: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .circle(let circle): return "geoCircle([\(circle.center.longitude), \(circle.center.latitude)], \(circle.radiusInRadians))"
         case .box(let box): return "geoBox([\(box.bottomLeft.longitude), \(box.bottomLeft.latitude)], [\(box.topRight.longitude), \(box.topRight.latitude)])"
-        case .polygon(let polygon): return "geoPolygon(\(polygon.outerRing.count) points, \(polygon.holes.count) holes)"
+        case .polygon(let polygon): return "geoPolygon(\(polygon.outerRing.count) points, \(polygon.holeRings.count) holes)"
         }
     }
 
