@@ -40,11 +40,13 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// ```swift
     /// let person: Person = projection.rootObject
     /// ```
-    // A `var` only so that iteration can ask whether the projection holds the sole reference
-    // (`isKnownUniquelyReferenced`); nothing assigns it, so reads need no exclusivity check.
-    // Final, as the other stored properties here: projected reads load them directly instead
-    // of calling their getters.
-    @exclusivity(unchecked) public internal(set) final var rootObject: Root
+    // Inlinable and final, as the stored properties here: projected reads load the field
+    // directly instead of calling a getter.
+    @inlinable public final var rootObject: Root { storedRoot }
+    /// ``rootObject``'s storage: a `var` only so that iteration can ask whether the projection
+    /// holds the sole reference (`isKnownUniquelyReferenced`); nothing assigns it after init,
+    /// so reads need no exclusivity check.
+    @exclusivity(unchecked) @usableFromInline final var storedRoot: Root
     /// Set while the builder names a projected property: reads report their field here.
     final var fieldReadRecorder: ((any ProjectedField) -> Void)? {
         didSet { isRecordingFieldReads = fieldReadRecorder != nil }
@@ -71,22 +73,13 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// Over an unmanaged object there is no realm to report to: its properties are read as
     /// Swift reads them, and `freeze()`, `changes` and queries of the class throw the error.
     public required init(projecting object: Root) {
-        rootObject = object
+        storedRoot = object
         if let binding = object._floeBinding {
             // The class this projection is (a subclass of `Projection<Root>`), not the one the
             // initializer is written in.
             let projectionType: any ProjectionObservable.Type = type(of: self)
             ProjectionSchema.check(projectionType, recordingOn: binding.source)
         }
-    }
-
-    /// Whether nothing but this projection holds its root object, nor anything but the root its
-    /// binding (then iteration may re-point the root at the next row: a list, set or map the
-    /// caller kept from the root holds the binding and must stay with its own row).
-    @usableFromInline
-    final func holdsOnlyReferenceToRoot() -> Bool {
-        isKnownUniquelyReferenced(&rootObject) && isKnownUniquelyReferenced(&rootObject._floeBinding)
-            && _getWeakRetainCount(rootObject) <= 1
     }
 
     /// Whether the root object is managed by a realm.
@@ -223,4 +216,25 @@ protocol ProjectedField {
     var rootKeyPath: AnyKeyPath { get }
     /// The root's properties the key path reads, by name.
     func resolvePath() -> Result<ProjectedPath, FloeError>
+}
+
+extension Projection where Root: Object {
+    /// Re-points the root at the next object of `roots` when nothing can see the change: the
+    /// caller holds the only strong reference to this projection, and this checks that nothing
+    /// holds it weakly or unowned, nor its root object (strongly, weakly or unowned) but this
+    /// projection, nor the root's binding but the root (a list, set or map kept from the root
+    /// holds the binding and must stay with its own row). True when re-pointed, false after
+    /// the last object (nothing re-pointed), nil when something else holds one of them.
+    // Inlinable and written on the projection itself, which the caller keeps alive for the
+    // call, so that its root and the root's binding are tested and handed on without a retain.
+    @inlinable
+    final func repointRoot(_ roots: inout Results<Root>.Iterator) -> Bool? {
+        guard _getWeakRetainCount(self) <= 1, _getUnownedRetainCount(self) <= 1,
+              isKnownUniquelyReferenced(&storedRoot) else { return nil }
+        return Unmanaged.passUnretained(storedRoot)._withUnsafeGuaranteedRef { root -> Bool? in
+            guard isKnownUniquelyReferenced(&root._floeBinding), _getWeakRetainCount(root) <= 1,
+                  _getUnownedRetainCount(root) <= 1 else { return nil }
+            return roots.advance(repointing: root)
+        }
+    }
 }
