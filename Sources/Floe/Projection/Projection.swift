@@ -150,12 +150,9 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
                let value = readPlain(binding, column: binding.column(ofProperty: property)) {
                 return value
             }
-            // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
-            if let compiled = projection[keyPath: storageKeyPath].compiled, !projection.isRecordingFieldReads,
-               let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
-                return value
-            }
-            let (value, compiled) = read(projection[keyPath: storageKeyPath], of: projection)
+            // Anything else out of line, so that this getter stays small enough to be inlined
+            // into the caller's loop.
+            let (value, compiled) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
             if let compiled {
                 projection[keyPath: storageKeyPath].compiled = compiled
                 projection[keyPath: storageKeyPath].directProperty = compiled.directProperty
@@ -165,6 +162,21 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
         set {
             write(newValue, projection, storageKeyPath)
         }
+    }
+
+    /// A read that is not of the root's own plain property: through the compiled read (links
+    /// followed), or the first read, which compiles the key path and answers the compiled read
+    /// second, for the getter to keep in the field.
+    // Inlinable, so that it is specialized for the caller's types, but never inlined: the
+    // getter keeps only the common read.
+    @inlinable @inline(never)
+    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>) -> (value: Value, compiled: ProjectedRead<Value>?) {
+        // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
+        if let compiled = field.compiled, !projection.isRecordingFieldReads,
+           let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
+            return (value, nil)
+        }
+        return read(field, of: projection)
     }
 
     /// `column` read by its plain type's typed read, as `ObjectBinding.read(column:as:)` does;
