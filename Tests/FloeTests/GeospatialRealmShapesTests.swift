@@ -93,13 +93,52 @@ enum RealmGeo {
         #expect(GeoPolygon(outerRing: triangle, holes: [triangle, [p(0, 0)]]) == nil)
         // The tuple forms, (latitude, longitude), holes as an array or one after another.
         let outer = try #require(GeoPolygon(outerRing: [(40.0096192, -75.5175781), (60, 20), (20, 20), (-75.5175781, -75.5175781), (40.0096192, -75.5175781)]))
-        #expect(outer.outerRing[1] == p(60, 20) && outer.holes.isEmpty)
+        #expect(outer.outerRing[1] == p(60, 20) && outer.holes == nil)
         #expect(GeoPolygon(outerRing: [(40.0096192, -75.5175781)]) == nil)
-        #expect(GeoPolygon(outerRing: [(0, 0), (1, 1), (2, 2), (0, 0)], holes: [[(0, 0), (1, 1), (2, 2), (0, 0)]])?.holes.count == 1)
-        #expect(GeoPolygon(outerRing: [(0, 0), (1, 1), (2, 2), (0, 0)], holes: [(0, 0), (1, 1), (2, 2), (0, 0)], [(0, 0), (1, 1), (2, 2), (0, 0)])?.holes.count == 2)
+        #expect(GeoPolygon(outerRing: [(0, 0), (1, 1), (2, 2), (0, 0)], holes: [[(0, 0), (1, 1), (2, 2), (0, 0)]])?.holes?.count == 1)
+        #expect(GeoPolygon(outerRing: [(0, 0), (1, 1), (2, 2), (0, 0)], holes: [(0, 0), (1, 1), (2, 2), (0, 0)], [(0, 0), (1, 1), (2, 2), (0, 0)])?.holes?.count == 2)
         #expect(GeoPolygon(outerRing: [(0, 0), (1, 1), (2, 2), (0, 0)], holes: [[(0, 0)]]) == nil)
         #expect(GeoPolygon(outerRing: [(0, 0), (1, 1), (2, 2), (0, 0)], holes: [(0, 0), (1, 1), (2, 2), (0, 0)], [(0, 0), (1, 1), (2, 2), (3, 3)]) == nil)
         #expect(GeoPolygon(outerRing: [(0, 0), (1, 1), (91, 2), (0, 0)]) == nil)
+    }
+
+    /// The shapes' members have Realm Swift's types: which initializers are failable, what
+    /// `holes` is, and `Distance`'s unit properties.
+    @Test func theShapesHaveRealmsTypes() throws {
+        let point: GeoPoint? = GeoPoint(latitude: 1, longitude: 2)
+        let unlabelled: GeoPoint? = GeoPoint(1, 2)
+        let center = try #require(point)
+        #expect(unlabelled == center)
+        let box: GeoBox = GeoBox(bottomLeft: center, topRight: GeoPoint(3, 4)!)
+        let tupleBox: GeoBox? = GeoBox(bottomLeft: (1, 2), topRight: (3, 4))
+        #expect(tupleBox == box)
+        let circle: GeoCircle = GeoCircle(center: center, radius: Distance.fromKilometers(kilometers: 5)!)
+        let byRadians: GeoCircle? = GeoCircle(center: center, radiusInRadians: circle.radians)
+        let byTuple: GeoCircle? = GeoCircle(center: (1, 2), radius: .kilometers(5)!)
+        #expect(byRadians == circle && byTuple == circle)
+        #expect(GeoCircle(center: center, radiusInRadians: -1) == nil)
+        // `holes` is nil when the polygon was made without holes, as Realm's.
+        let ring = [GeoPoint(0, 0)!, GeoPoint(0, 4)!, GeoPoint(4, 4)!, GeoPoint(0, 0)!]
+        let plain: GeoPolygon? = GeoPolygon(outerRing: ring)
+        let holes: [[GeoPoint]]? = try #require(plain).holes
+        #expect(holes == nil)
+        #expect(GeoPolygon(outerRing: [(0, 0), (0, 4), (4, 4), (0, 0)])?.holes == nil)
+        #expect(try GeoPolygon.validated(outerRing: ring).holes == nil)
+        #expect(GeoPolygon(outerRing: ring, holes: [])?.holes == [])
+        let hole = [GeoPoint(1, 1)!, GeoPoint(1, 2)!, GeoPoint(2, 2)!, GeoPoint(1, 1)!]
+        #expect(GeoPolygon(outerRing: ring, holes: [hole])?.holes == [hole])
+        // A polygon without holes still answers queries (its holes walked as none).
+        let triangle = try #require(plain)
+        let region = try #require(GeoRegion(.polygon(triangle)))
+        #expect(region.contains(longitude: 3, latitude: 1))
+        #expect(!region.contains(longitude: 1, latitude: 3))
+        // Distance's unit properties.
+        let kilometers: Double = Distance.fromKilometers(kilometers: 1)!.kilometers
+        #expect(abs(kilometers - 1) < 1e-12)
+        #expect(abs(Distance.fromMiles(miles: 2)!.miles - 2) < 1e-12)
+        #expect(abs(Distance.fromDegrees(degrees: 45)!.degrees - 45) < 1e-12)
+        #expect(abs(Distance.fromRadians(radians: 1)!.kilometers - Distance.earthRadiusInKilometers) < 1e-9)
+        #expect(abs(Distance.fromMiles(miles: 1)!.kilometers - 1.609344) < 1e-12)
     }
 
     @Test func distancesConvertAsRealmsDo() throws {
@@ -112,12 +151,12 @@ enum RealmGeo {
         // Realm's figures: the earth's circumference is 2π radians, in kilometres and in miles.
         let kilometers = try #require(Distance.kilometers(40075))
         #expect(abs(kilometers.radians - 2 * .pi) < kilometers.radians * 0.0001)
-        #expect(abs(kilometers.asKilometers() - 40075) < 1e-9)
+        #expect(abs(kilometers.kilometers - 40075) < 1e-9)
         let miles = try #require(Distance.miles(24901))
         #expect(abs(miles.radians - 2 * .pi) < miles.radians * 0.0001)
-        #expect(abs(miles.asMiles() - 24901) < 1e-9)
+        #expect(abs(miles.miles - 24901) < 1e-9)
         #expect(abs(Distance.degrees(180)!.radians - .pi) < 1e-12)
-        #expect(abs(Distance.degrees(180)!.asDegrees() - 180) < 1e-9)
+        #expect(abs(Distance.degrees(180)!.degrees - 180) < 1e-9)
         #expect(Distance.radians(.pi)!.radians == .pi)
         #expect(Distance.fromKilometers(kilometers: 10) == Distance.kilometers(10))
         #expect(Distance.fromMiles(miles: 10) == Distance.miles(10))

@@ -2,7 +2,7 @@
 @usableFromInline
 final class ObjectBinding {
     let source: ObjectSource
-    let tableBinding: TableBinding
+    @usableFromInline let tableBinding: TableBinding
     // The mutable state below is `@exclusivity(unchecked)`: every property read touches it, and
     // no access to it overlaps another (a dynamic check cost more than the read).
     @exclusivity(unchecked) private(set) var key: Int64
@@ -179,7 +179,8 @@ final class ObjectBinding {
     var className: String { tableBinding.schema.className }
 
     /// The column of the class's property at `index` (in schema order) in this object's table.
-    @usableFromInline
+    // Inlinable: a projected read looks its column up on every read.
+    @inlinable
     func column(ofProperty index: Int) -> Int {
         tableBinding.columnOfProperty[index]
     }

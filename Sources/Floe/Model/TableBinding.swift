@@ -1,10 +1,11 @@
 /// How one model class maps onto one realm's table: the table, and which column each
 /// property reads.
+@usableFromInline
 final class TableBinding: Sendable {
     let schema: ObjectSchemaInfo
     let table: TableHandle
     /// For each property of `schema`, its column in the stored table.
-    let columnOfProperty: [Int]
+    @usableFromInline let columnOfProperty: [Int]
     /// For each column of the stored table, the property it backs (nil: not in this class).
     let propertyOfColumn: [Int?]
     /// For each column of the stored table, whether it holds lists, sets or maps.

@@ -40,11 +40,13 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// ```swift
     /// let person: Person = projection.rootObject
     /// ```
-    // A `var` only so that iteration can ask whether the projection holds the sole reference
-    // (`isKnownUniquelyReferenced`); nothing assigns it, so reads need no exclusivity check.
-    // Final, as the other stored properties here: projected reads load them directly instead
-    // of calling their getters.
-    @exclusivity(unchecked) public internal(set) final var rootObject: Root
+    // Inlinable and final, as the stored properties here: projected reads load the field
+    // directly instead of calling a getter.
+    @inlinable public final var rootObject: Root { storedRoot }
+    /// ``rootObject``'s storage: a `var` only so that iteration can ask whether the projection
+    /// holds the sole reference (`isKnownUniquelyReferenced`); nothing assigns it after init,
+    /// so reads need no exclusivity check.
+    @exclusivity(unchecked) @usableFromInline final var storedRoot: Root
     /// Set while the builder names a projected property: reads report their field here.
     final var fieldReadRecorder: ((any ProjectedField) -> Void)? {
         didSet { isRecordingFieldReads = fieldReadRecorder != nil }
@@ -58,17 +60,26 @@ open class Projection<Root: ObjectBase>: ProjectionObservable {
     /// ```swift
     /// let projection = PersonProjection(projecting: person)
     /// ```
+    ///
+    /// This initializer does not throw (as Realm's does not), so a projected key path that reads
+    /// no persisted property of the root (a plain `var`, or a list mapped with `projectTo` to
+    /// one) is reported where the object's realm reports a value it cannot read: over a live
+    /// realm's object, the `read { }` or `write { }` the projection is made in throws
+    /// ``FloeError/invalidKeyPath(className:keyPath:reason:)`` (naming the projection class,
+    /// its property and the root class) when its closure returns, and a write rolls back; over
+    /// a frozen object, the frozen realm's `checkIntegrity()` throws it. This was chosen over a
+    /// trap: the mistake is in the model code, and a typed error names it without ending the
+    /// program. The projection class is checked once; later projections of it cost no check.
+    /// Over an unmanaged object there is no realm to report to: its properties are read as
+    /// Swift reads them, and `freeze()`, `changes` and queries of the class throw the error.
     public required init(projecting object: Root) {
-        rootObject = object
-    }
-
-    /// Whether nothing but this projection holds its root object, nor anything but the root its
-    /// binding (then iteration may re-point the root at the next row: a list, set or map the
-    /// caller kept from the root holds the binding and must stay with its own row).
-    @usableFromInline
-    final func holdsOnlyReferenceToRoot() -> Bool {
-        isKnownUniquelyReferenced(&rootObject) && isKnownUniquelyReferenced(&rootObject._floeBinding)
-            && _getWeakRetainCount(rootObject) <= 1
+        storedRoot = object
+        if let binding = object._floeBinding {
+            // The class this projection is (a subclass of `Projection<Root>`), not the one the
+            // initializer is written in.
+            let projectionType: any ProjectionObservable.Type = type(of: self)
+            ProjectionSchema.check(projectionType, recordingOn: binding.source)
+        }
     }
 
     /// Whether the root object is managed by a realm.
@@ -139,12 +150,9 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
                let value = readPlain(binding, column: binding.column(ofProperty: property)) {
                 return value
             }
-            // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
-            if let compiled = projection[keyPath: storageKeyPath].compiled, !projection.isRecordingFieldReads,
-               let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
-                return value
-            }
-            let (value, compiled) = read(projection[keyPath: storageKeyPath], of: projection)
+            // Anything else out of line, so that this getter stays small enough to be inlined
+            // into the caller's loop.
+            let (value, compiled) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
             if let compiled {
                 projection[keyPath: storageKeyPath].compiled = compiled
                 projection[keyPath: storageKeyPath].directProperty = compiled.directProperty
@@ -154,6 +162,21 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
         set {
             write(newValue, projection, storageKeyPath)
         }
+    }
+
+    /// A read that is not of the root's own plain property: through the compiled read (links
+    /// followed), or the first read, which compiles the key path and answers the compiled read
+    /// second, for the getter to keep in the field.
+    // Inlinable, so that it is specialized for the caller's types, but never inlined: the
+    // getter keeps only the common read.
+    @inlinable @inline(never)
+    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>) -> (value: Value, compiled: ProjectedRead<Value>?) {
+        // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
+        if let compiled = field.compiled, !projection.isRecordingFieldReads,
+           let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
+            return (value, nil)
+        }
+        return read(field, of: projection)
     }
 
     /// `column` read by its plain type's typed read, as `ObjectBinding.read(column:as:)` does;
@@ -205,4 +228,25 @@ protocol ProjectedField {
     var rootKeyPath: AnyKeyPath { get }
     /// The root's properties the key path reads, by name.
     func resolvePath() -> Result<ProjectedPath, FloeError>
+}
+
+extension Projection where Root: Object {
+    /// Re-points the root at the next object of `roots` when nothing can see the change: the
+    /// caller holds the only strong reference to this projection, and this checks that nothing
+    /// holds it weakly or unowned, nor its root object (strongly, weakly or unowned) but this
+    /// projection, nor the root's binding but the root (a list, set or map kept from the root
+    /// holds the binding and must stay with its own row). True when re-pointed, false after
+    /// the last object (nothing re-pointed), nil when something else holds one of them.
+    // Inlinable and written on the projection itself, which the caller keeps alive for the
+    // call, so that its root and the root's binding are tested and handed on without a retain.
+    @inlinable
+    final func repointRoot(_ roots: inout Results<Root>.Iterator) -> Bool? {
+        guard _getWeakRetainCount(self) <= 1, _getUnownedRetainCount(self) <= 1,
+              isKnownUniquelyReferenced(&storedRoot) else { return nil }
+        return Unmanaged.passUnretained(storedRoot)._withUnsafeGuaranteedRef { root -> Bool? in
+            guard isKnownUniquelyReferenced(&root._floeBinding), _getWeakRetainCount(root) <= 1,
+                  _getUnownedRetainCount(root) <= 1 else { return nil }
+            return roots.advance(repointing: root)
+        }
+    }
 }

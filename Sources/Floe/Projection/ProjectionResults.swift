@@ -57,14 +57,19 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
         // generic type's metadata at run time.
         @inlinable
         public mutating func next() -> Element? {
-            if canReuse, previous != nil, isKnownUniquelyReferenced(&previous!), _getWeakRetainCount(previous!) <= 1 {
-                let projection = unsafeDowncast(previous!, to: Projection<Element.Root>.self)
-                if projection.holdsOnlyReferenceToRoot() {
-                    guard roots.advance(repointing: projection.rootObject) else {
-                        previous = nil
-                        return nil
-                    }
-                    return previous
+            // Held by nothing but this iterator, strongly: the projection itself checks that
+            // nothing holds it weakly or unowned, nor its root or the root's binding at all.
+            if canReuse, isKnownUniquelyReferenced(&previous) {
+                // The projection is borrowed, not retained: `previous` holds it for the step.
+                let stepped = Unmanaged.passUnretained(previous.unsafelyUnwrapped)._withUnsafeGuaranteedRef { held in
+                    unsafeDowncast(held, to: Projection<Element.Root>.self).repointRoot(&roots)
+                }
+                switch stepped {
+                case true?: return previous
+                case false?:
+                    previous = nil
+                    return nil
+                case nil: break
                 }
             }
             previous = roots.next(reusing: nil).map { Element(projecting: $0) }

@@ -17,15 +17,22 @@ enum ProjectionSchema {
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
     ///   class and the property whose key path reads no persisted property of the root.
     static func properties<P: ProjectionObservable>(of type: P.Type) throws(FloeError) -> [ProjectedProperty] {
+        try verdict(of: type).get()
+    }
+
+    /// ``properties(of:)``'s answer, found once per projection class (`type` is the class
+    /// itself, which may be a subclass of `P`).
+    private static func verdict<P: ProjectionObservable>(of type: P.Type) -> Result<[ProjectedProperty], FloeError> {
         let id = ObjectIdentifier(type)
-        if let known = cache.withLock({ $0[id] }) { return try known.get() }
+        if let known = cache.withLock({ $0[id] }) { return known }
         let found = discover(type)
         cache.withLock { $0[id] = found }
-        return try found.get()
+        return found
     }
 
     private static func discover<P: ProjectionObservable>(_ type: P.Type) -> Result<[ProjectedProperty], FloeError> {
-        let probe = P(projecting: P.Root())
+        // `type.init`, not `P(...)`: `type` may be a subclass of the class `P` names.
+        let probe = type.init(projecting: P.Root())
         var properties: [ProjectedProperty] = []
         var mirror: Mirror? = Mirror(reflecting: probe)
         var levels: [[ProjectedProperty]] = []
@@ -37,7 +44,9 @@ enum ProjectionSchema {
                 switch field.resolvePath() {
                 case .success(let path): level.append(ProjectedProperty(name: name, path: path))
                 case .failure(let error):
-                    return .failure(.invalidKeyPath(className: "\(P.self)", keyPath: name, reason: "\(error.keyPathText ?? "\(field.rootKeyPath)"): \(error.reasonText)"))
+                    let written = error.keyPathText ?? "\(field.rootKeyPath)"
+                    return .failure(.invalidKeyPath(className: "\(type)", keyPath: name,
+                                                    reason: "its key path \(written) on \(P.Root.className()): \(error.reasonText)"))
                 }
             }
             levels.append(level)
@@ -53,7 +62,22 @@ enum ProjectionSchema {
     /// the `read { }` or `write { }` it happens in throws it when its closure returns (a write
     /// rolls back), and nothing read through the projection leaves.
     static func check<P: ProjectionObservable>(_ type: P.Type, in core: ObjectContext) {
-        do { _ = try properties(of: type) } catch { core.deferReadError(error) }
+        if case .failure(let error) = verdict(of: type) { core.deferReadError(error) }
+    }
+
+    /// Checks the projection class `type` where a projection of a managed object is made
+    /// (`init(projecting:)`, which cannot throw): a refused key path is recorded on the
+    /// object's source as an invalid value is (a live realm's enclosing `read { }` or
+    /// `write { }` throws it, a frozen realm's `checkIntegrity()` does). The verdict is found
+    /// once per class.
+    static func check<P: ProjectionObservable>(_ type: P.Type, recordingOn source: any ObjectSource) {
+        if case .failure(let error) = verdict(of: type) { source.recordInvalidValue(error) }
+    }
+
+    /// Checks `P` for a frozen realm's `objects(P.self)`: a refused key path is kept with the
+    /// frozen version's damage, which `checkIntegrity()` throws.
+    static func check<P: ProjectionObservable>(_ type: P.Type, in snapshot: Snapshot) {
+        if case .failure(let error) = verdict(of: type) { snapshot.damage.record(error) }
     }
 
     /// The projected property that `keyPath` of the projection reads.

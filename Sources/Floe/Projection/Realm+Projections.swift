@@ -37,7 +37,13 @@ extension FrozenRealm {
     /// ```swift
     /// let people = try realm.freeze().objects(PersonProjection.self)
     /// ```
+    ///
+    /// A projection whose key path reads no persisted property of the root (a plain `var`) is
+    /// refused here as a frozen object's unreadable value is: this frozen realm's
+    /// `checkIntegrity()` throws ``FloeError/invalidKeyPath(className:keyPath:reason:)``,
+    /// naming the projection class, its property and the root class.
     public func objects<P: ProjectionObservable>(_ type: P.Type) -> FrozenProjectionResults<P> where P.Root: Object {
-        FrozenProjectionResults(rootResults: objects(P.Root.self))
+        ProjectionSchema.check(P.self, in: snapshot)
+        return FrozenProjectionResults(rootResults: objects(P.Root.self))
     }
 }

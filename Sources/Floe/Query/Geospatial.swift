@@ -119,26 +119,50 @@ public struct Distance: Sendable, Hashable {
     /// ```
     public static func fromRadians(radians: Double) -> Distance? { .radians(radians) }
 
-    /// The distance in kilometres along the surface.
+    /// The distance in kilometres along the surface (Realm's property).
+    ///
+    /// ```swift
+    /// Distance.fromKilometers(kilometers: 1)!.kilometers   // 1
+    /// ```
+    public var kilometers: Double { radians * Self.earthRadiusInKilometers }
+
+    /// The distance in miles along the surface (Realm's property).
+    ///
+    /// ```swift
+    /// let miles = Distance.kilometers(10)!.miles
+    /// ```
+    public var miles: Double { radians * Self.earthRadiusInKilometers / Self.kilometersPerMile }
+
+    /// The distance as an angle at the earth's centre, in degrees (Realm's property).
+    ///
+    /// ```swift
+    /// Distance.radians(.pi)!.degrees   // 180
+    /// ```
+    public var degrees: Double { radians * 180 / .pi }
+
+    /// ``kilometers``, as a method.
     ///
     /// ```swift
     /// Distance.radians(1)!.asKilometers()   // 6378.1
     /// ```
-    public func asKilometers() -> Double { radians * Self.earthRadiusInKilometers }
+    @available(*, deprecated, renamed: "kilometers", message: "Realm's Distance has the property kilometers")
+    public func asKilometers() -> Double { kilometers }
 
-    /// The distance in miles along the surface.
+    /// ``miles``, as a method.
     ///
     /// ```swift
     /// let miles = Distance.kilometers(10)!.asMiles()
     /// ```
-    public func asMiles() -> Double { radians * Self.earthRadiusInKilometers / Self.kilometersPerMile }
+    @available(*, deprecated, renamed: "miles", message: "Realm's Distance has the property miles")
+    public func asMiles() -> Double { miles }
 
-    /// The distance as an angle at the earth's centre, in degrees.
+    /// ``degrees``, as a method.
     ///
     /// ```swift
     /// Distance.radians(.pi)!.asDegrees()   // 180
     /// ```
-    public func asDegrees() -> Double { radians * 180 / .pi }
+    @available(*, deprecated, renamed: "degrees", message: "Realm's Distance has the property degrees")
+    public func asDegrees() -> Double { degrees }
 }
 
 /// The points within a great-circle distance of a centre.
@@ -256,8 +280,13 @@ public struct GeoBox: Sendable, Hashable {
 public struct GeoPolygon: Sendable, Hashable {
     /// The outer ring, closed.
     public let outerRing: [GeoPoint]
-    /// The holes, each closed.
-    public let holes: [[GeoPoint]]
+    /// The holes, each closed; nil when the polygon was made without holes (as Realm's).
+    ///
+    /// ```swift
+    /// let triangle = GeoPolygon(outerRing: [(0, 0), (0, 1), (1, 1), (0, 0)])!
+    /// print(triangle.holes == nil)   // true
+    /// ```
+    public let holes: [[GeoPoint]]?
 
     /// A polygon; nil when a ring has fewer than four points or its last point is not its first.
     ///
@@ -265,8 +294,7 @@ public struct GeoPolygon: Sendable, Hashable {
     /// let triangle = GeoPolygon(outerRing: [a, b, c, a])!
     /// ```
     public init?(outerRing: [GeoPoint], holes: [[GeoPoint]]? = nil) {
-        let holes = holes ?? []
-        guard Self.isClosedRing(outerRing), holes.allSatisfy(Self.isClosedRing) else { return nil }
+        guard Self.isClosedRing(outerRing), (holes ?? []).allSatisfy(Self.isClosedRing) else { return nil }
         self.outerRing = outerRing
         self.holes = holes
     }
@@ -279,10 +307,13 @@ public struct GeoPolygon: Sendable, Hashable {
     /// ```
     public init?(outerRing: [(Double, Double)], holes: [[(Double, Double)]]? = nil) {
         guard let outer = Self.points(outerRing) else { return nil }
-        var rings: [[GeoPoint]] = []
-        for hole in holes ?? [] {
-            guard let ring = Self.points(hole) else { return nil }
-            rings.append(ring)
+        var rings: [[GeoPoint]]?
+        if let holes {
+            rings = []
+            for hole in holes {
+                guard let ring = Self.points(hole) else { return nil }
+                rings?.append(ring)
+            }
         }
         self.init(outerRing: outer, holes: rings)
     }
@@ -307,13 +338,13 @@ public struct GeoPolygon: Sendable, Hashable {
     ///
     /// - Throws: ``FloeError/invalidShape(shape:className:property:reason:)`` naming `GeoPolygon`,
     ///   the ring at fault and what is wrong with it.
-    public static func validated(outerRing: [GeoPoint], holes: [[GeoPoint]] = []) throws(FloeError) -> GeoPolygon {
+    public static func validated(outerRing: [GeoPoint], holes: [[GeoPoint]]? = nil) throws(FloeError) -> GeoPolygon {
         let polygon = GeoPolygon(checkedOuterRing: outerRing, holes: holes)
         if let reason = polygon.fault() { throw .invalidShape(shape: "GeoPolygon", className: nil, property: nil, reason: reason) }
         return polygon
     }
 
-    private init(checkedOuterRing: [GeoPoint], holes: [[GeoPoint]]) {
+    private init(checkedOuterRing: [GeoPoint], holes: [[GeoPoint]]?) {
         self.outerRing = checkedOuterRing
         self.holes = holes
     }
@@ -341,7 +372,7 @@ enum GeoShape: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .circle(let circle): return "geoCircle([\(circle.center.longitude), \(circle.center.latitude)], \(circle.radiusInRadians))"
         case .box(let box): return "geoBox([\(box.bottomLeft.longitude), \(box.bottomLeft.latitude)], [\(box.topRight.longitude), \(box.topRight.latitude)])"
-        case .polygon(let polygon): return "geoPolygon(\(polygon.outerRing.count) points, \(polygon.holes.count) holes)"
+        case .polygon(let polygon): return "geoPolygon(\(polygon.outerRing.count) points, \(polygon.allHoles.count) holes)"
         }
     }
 

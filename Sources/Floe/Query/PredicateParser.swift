@@ -236,7 +236,7 @@ enum PredicateParser {
                     guard take("}") else { throw bad("expected '}' to close a ring of points") }
                     rings.append(ring)
                 } while take(",")
-                guard let polygon = GeoPolygon(outerRing: rings[0], holes: Array(rings.dropFirst())) else {
+                guard let polygon = GeoPolygon(outerRing: rings[0], holes: rings.count > 1 ? Array(rings.dropFirst()) : nil) else {
                     throw bad("each ring needs at least four points, its last equal to its first")
                 }
                 shape = .polygon(polygon)

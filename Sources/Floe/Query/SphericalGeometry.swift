@@ -266,9 +266,7 @@ enum GeoRegion {
 
 extension GeoPolygon {
     /// The holes as a plain list, none when there are none.
-    var allHoles: [[GeoPoint]] { Self.rings(holes) }
-    private static func rings(_ holes: [[GeoPoint]]) -> [[GeoPoint]] { holes }
-    private static func rings(_ holes: [[GeoPoint]]?) -> [[GeoPoint]] { holes ?? [] }
+    var allHoles: [[GeoPoint]] { holes ?? [] }
 
     /// What makes the polygon unusable in a query, naming the ring: nil when it is sound. Edges
     /// are great-circle arcs; each ring bounds the smaller region it encloses.

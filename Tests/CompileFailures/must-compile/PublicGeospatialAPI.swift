@@ -35,8 +35,10 @@ func findCompanies(_ realm: Realm) async throws {
     _ = GeoPolygon(outerRing: [(0, 0), (0, 4), (4, 4), (4, 0), (0, 0)], holes: [[(1, 1), (1, 2), (2, 2), (1, 1)]])
     _ = GeoPolygon(outerRing: [(0, 0), (0, 4), (4, 4), (0, 0)])
     _ = GeoCircle(center: center, radiusInRadians: 0.01)
-    _ = Distance.miles(3)!.radians + Distance.radians(0.1)!.asKilometers() + Distance.degrees(1)!.asMiles()
-        + Distance.fromKilometers(kilometers: 1)!.asDegrees()
+    _ = Distance.miles(3)!.radians + Distance.radians(0.1)!.kilometers + Distance.degrees(1)!.miles
+        + Distance.fromKilometers(kilometers: 1)!.degrees
+    let holes: [[GeoPoint]]? = GeoPolygon(outerRing: [(0, 0), (0, 4), (4, 4), (0, 0)])!.holes
+    if holes == nil, let box = GeoBox(bottomLeft: (1, 2), topRight: (3, 4)) { print(box, GeoBox(bottomLeft: box.bottomLeft, topRight: box.topRight)) }
     let count = try await realm.read { realm in
         let companies = realm.objects(Company.self)
         let near = try companies.where { $0.location.geoWithin(circle) }.count
