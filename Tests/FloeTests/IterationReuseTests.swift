@@ -165,6 +165,64 @@ import Testing
         #expect(before == 2 && after == Self.expectedName(ofPet: 2))
     }
 
+    /// Pets linking to owners that span more leaves than a re-pointed link target keeps rows
+    /// for, in a scattered order: every read is answered by the kept rows, a descent, or a
+    /// row swapped out of the kept ones, and each must be the pet's own owner.
+    @Test func linkTargetsAcrossMoreLeavesThanAreKeptReadTheirOwnRows() async throws {
+        let owners = 2_500   // ten leaves
+        let pets = 3_000
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-\(UUID())"))
+        try await realm.write { realm in
+            for id in 0..<owners {
+                let owner = Owner()
+                owner.id = id
+                owner.name = "owner\(id)"
+                try realm.add(owner)
+            }
+            for id in 0..<pets {
+                let pet = Pet()
+                pet.id = id
+                // Mostly within four leaves, with a jump to any of the ten every fifth pet.
+                pet.owner = realm.object(ofType: Owner.self, forPrimaryKey: id % 5 == 4 ? (id * 7919) % owners : (id * 131) % 1_000)
+                try realm.add(pet)
+            }
+        }
+        let expected = (0..<pets).map { "owner\($0 % 5 == 4 ? ($0 * 7919) % owners : ($0 * 131) % 1_000)" }
+        let names = try await realm.read { realm in realm.objects(Pet.self).map { $0.owner!.name } }
+        #expect(names == expected)
+        let backwards = try await realm.read { realm in
+            try realm.objects(Pet.self).sorted(byKeyPath: "id", ascending: false).map { $0.owner!.name }
+        }
+        #expect(backwards == expected.reversed())
+    }
+
+    /// Rows kept from other leaves are dropped when a write copies a leaf, and read a leaf's
+    /// new values when the write changes it in place (the kept row is in that same leaf).
+    @Test func rowsKeptFromOtherLeavesFollowTheWritesOfTheLoop() async throws {
+        let realm = try await Self.makeRealm()
+        let (renamed, renamedAgain) = try await realm.write { realm in
+            let pets = realm.objects(Pet.self)
+            _ = pets.map { $0.owner?.name }   // rows of every owner leaf kept
+            // The first write to each owner leaf copies it; the rows kept are then stale.
+            for owner in realm.objects(Owner.self) where owner.id % 7 == 0 { owner.name = "renamed\(owner.id)" }
+            let renamed = pets.map { $0.owner?.name }
+            // Now written in place, in leaves the write owns and the rows kept point into.
+            for owner in realm.objects(Owner.self) where owner.id % 7 == 0 { owner.name = "again\(owner.id)" }
+            return (renamed, pets.map { $0.owner?.name })
+        }
+        func expected(_ prefix: String) -> [String?] {
+            (0..<Self.pets).map { pet in
+                guard let name = Self.expectedName(ofPet: pet) else { return nil }
+                return Self.ownerID(of: pet) % 7 == 0 ? "\(prefix)\(Self.ownerID(of: pet))" : name
+            }
+        }
+        #expect(renamed == expected("renamed"))
+        #expect(renamedAgain == expected("again"))
+        // Committed: a read after the write sees the last names through fresh rows.
+        let read = try await realm.read { realm in realm.objects(Pet.self).map { $0.owner?.name } }
+        #expect(read == expected("again"))
+    }
+
     @Test func writesInPlaceAreReportedUnderTheirClassAndProperty() async throws {
         let realm = try await Self.makeRealm()
         var petChanges = try await realm.read { realm in try realm.object(ofType: Pet.self, forPrimaryKey: 3)!.changes }.makeAsyncIterator()

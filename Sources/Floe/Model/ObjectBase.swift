@@ -40,6 +40,38 @@ open class ObjectBase {
     public var isManaged: Bool { _floeBinding != nil }
 }
 
+extension ObjectBase {
+    /// Whether `object` may be re-pointed at another row of its table: iteration, link reads
+    /// and primary-key lookups re-point the one object they handed out last instead of
+    /// building an object per row, but only when nothing can tell. Each part is needed:
+    ///
+    /// - the object is referenced only through `object` (strongly unique): the caller let go
+    ///   of what it was handed, so no one else sees it change rows;
+    /// - its binding is referenced only by the object: a `List`, `MutableSet`, `Map` or
+    ///   `LinkingObjects` kept from the object holds the binding, not the object, and must
+    ///   stay with its own row;
+    /// - no weak reference to it exists (`_getWeakRetainCount` counts one for the object
+    ///   itself): a weak reference would otherwise see another row.
+    ///
+    /// An unmanaged object (no binding) is never re-pointed.
+    ///
+    /// ```swift
+    /// if previous != nil, ObjectBase.mayBeRepointed(&previous!) { /* move it to the next row */ }
+    /// ```
+    @usableFromInline @inline(__always)
+    static func mayBeRepointed<T: ObjectBase>(_ object: inout T) -> Bool {
+        // Checked as an `ObjectBase` (the same one-pointer layout): inside generic code that
+        // is not specialized, a check on `T` goes through the standard library's unspecialized
+        // uniqueness test.
+        withUnsafeMutablePointer(to: &object) { pointer in
+            pointer.withMemoryRebound(to: ObjectBase.self, capacity: 1) { base in
+                isKnownUniquelyReferenced(&base.pointee) && isKnownUniquelyReferenced(&base.pointee._floeBinding)
+                    && _getWeakRetainCount(base.pointee) <= 1
+            }
+        }
+    }
+}
+
 /// A top-level model class, stored in its own table named after the class.
 ///
 /// ```swift
