@@ -60,15 +60,8 @@ extension ObjectBase {
     /// ```
     @usableFromInline @inline(__always)
     static func mayBeRepointed<T: ObjectBase>(_ object: inout T) -> Bool {
-        // Checked as an `ObjectBase` (the same one-pointer layout): inside generic code that
-        // is not specialized, a check on `T` goes through the standard library's unspecialized
-        // uniqueness test.
-        withUnsafeMutablePointer(to: &object) { pointer in
-            pointer.withMemoryRebound(to: ObjectBase.self, capacity: 1) { base in
-                isKnownUniquelyReferenced(&base.pointee) && isKnownUniquelyReferenced(&base.pointee._floeBinding)
-                    && _getWeakRetainCount(base.pointee) <= 1
-            }
-        }
+        isKnownUniquelyReferenced(&object) && isKnownUniquelyReferenced(&object._floeBinding)
+            && _getWeakRetainCount(object) <= 1
     }
 }
 
