@@ -142,6 +142,13 @@ final class ObjectBinding {
         stamp = found.epoch
     }
 
+    /// ``repoint(toRowOf:in:)`` on `binding`, reached unretained (the caller's object holds
+    /// it). Not generic, so the step is compiled once, inlined here, rather than as a closure
+    /// called from the iterator's unspecialized generic code.
+    static func repoint(_ binding: Unmanaged<ObjectBinding>, toRowOf cursor: borrowing RowCursor, in transaction: WriteTransaction?) {
+        binding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: cursor, in: transaction) }
+    }
+
     /// A one-word value of `type` from the trusted row, read in place (nil: take the checked read).
     @inline(__always)
     func trustedWord(_ column: Int, _ type: ColumnType) -> (word: UInt64, isNull: Bool)? {

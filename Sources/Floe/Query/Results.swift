@@ -109,8 +109,13 @@ public struct Results<Element: Object>: RandomAccessCollection {
                     return nil
                 }
                 // Unretained: `previous` holds its binding (a strong copy would retain it per step).
-                Unmanaged.passUnretained(previous!._floeBinding!)._withUnsafeGuaranteedRef {
-                    $0.repoint(toRowOf: rows, in: core.transaction)
+                let objectBinding = Unmanaged.passUnretained(previous!._floeBinding!)
+                if let transaction = core.transaction {
+                    // In a write: the step may follow the row into the leaf the last write copied,
+                    // which costs less in the non-generic helper than in a closure here.
+                    ObjectBinding.repoint(objectBinding, toRowOf: rows, in: transaction)
+                } else {
+                    objectBinding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: rows, in: nil) }
                 }
                 return previous
             }
