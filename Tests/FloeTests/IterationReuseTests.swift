@@ -50,6 +50,14 @@ import Testing
 
     static func expectedName(ofPet id: Int) -> String? { id % 10 == 9 ? nil : "owner\(ownerID(of: id))" }
 
+    /// Each pet's owner's name, read in a walk (`for pet in`), which re-points one pet object
+    /// and its link target from row to row (`map` on results reads by position instead).
+    static func ownerNames(_ pets: Results<Pet>) -> [String?] {
+        var names: [String?] = []
+        for pet in pets { names.append(pet.owner?.name) }
+        return names
+    }
+
     @Test func linkTargetsReadInAWalkAreEachTheirOwn() async throws {
         let realm = try await Self.makeRealm()
         let names = try await realm.read { realm in realm.objects(Pet.self).map { $0.owner?.name } }
@@ -163,6 +171,83 @@ import Testing
         }
         #expect(read == (0..<Self.pets).map { "\($0 % 20):\(Self.expectedName(ofPet: $0) ?? "-"):\(Self.expectedName(ofPet: $0) == nil ? -1 : 0)" })
         #expect(before == 2 && after == Self.expectedName(ofPet: 2))
+    }
+
+    /// Pets linking to owners that span more leaves than a re-pointed link target keeps rows
+    /// for, in a scattered order: every read is answered by the kept rows, a descent, or a
+    /// row swapped out of the kept ones, and each must be the pet's own owner.
+    @Test func linkTargetsAcrossMoreLeavesThanAreKeptReadTheirOwnRows() async throws {
+        let owners = 2_500   // ten leaves
+        let pets = 3_000
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-\(UUID())"))
+        try await realm.write { realm in
+            for id in 0..<owners {
+                let owner = Owner()
+                owner.id = id
+                owner.name = "owner\(id)"
+                try realm.add(owner)
+            }
+            for id in 0..<pets {
+                let pet = Pet()
+                pet.id = id
+                // Mostly within four leaves, with a jump to any of the ten every fifth pet.
+                pet.owner = realm.object(ofType: Owner.self, forPrimaryKey: id % 5 == 4 ? (id * 7919) % owners : (id * 131) % 1_000)
+                try realm.add(pet)
+            }
+        }
+        let expected = (0..<pets).map { "owner\($0 % 5 == 4 ? ($0 * 7919) % owners : ($0 * 131) % 1_000)" }
+        let names = try await realm.read { realm in Self.ownerNames(realm.objects(Pet.self)) }
+        #expect(names == expected)
+        let backwards = try await realm.read { realm in
+            try Self.ownerNames(realm.objects(Pet.self).sorted(byKeyPath: "id", ascending: false))
+        }
+        #expect(backwards == expected.reversed())
+    }
+
+    /// Rows kept from other leaves are dropped when a write copies a leaf, and read a leaf's
+    /// new values when the write changes it in place (the kept row is in that same leaf):
+    /// the owners are renamed in the middle of one walk, which keeps its link target.
+    @Test func rowsKeptFromOtherLeavesFollowTheWritesOfTheLoop() async throws {
+        let realm = try await Self.makeRealm()
+        let names = try await realm.write { realm in
+            var names: [String?] = []
+            for pet in realm.objects(Pet.self) {
+                // The first renaming copies each owner leaf: the rows kept are then stale.
+                if pet.id == 400 { for owner in realm.objects(Owner.self) where owner.id % 7 == 0 { owner.name = "renamed\(owner.id)" } }
+                // The second writes in place, in leaves the write owns and kept rows point into.
+                if pet.id == 800 { for owner in realm.objects(Owner.self) where owner.id % 7 == 0 { owner.name = "again\(owner.id)" } }
+                names.append(pet.owner?.name)
+            }
+            return names
+        }
+        let expected: [String?] = (0..<Self.pets).map { pet in
+            guard let name = Self.expectedName(ofPet: pet) else { return nil }
+            let owner = Self.ownerID(of: pet)
+            guard owner % 7 == 0, pet >= 400 else { return name }
+            return pet >= 800 ? "again\(owner)" : "renamed\(owner)"
+        }
+        #expect(names == expected)
+        // Committed: a read after the write sees the last names through fresh rows.
+        let read = try await realm.read { realm in Self.ownerNames(realm.objects(Pet.self)) }
+        #expect(read == (0..<Self.pets).map { pet in
+            Self.ownerID(of: pet) % 7 == 0 && Self.expectedName(ofPet: pet) != nil ? "again\(Self.ownerID(of: pet))" : Self.expectedName(ofPet: pet)
+        })
+    }
+
+    /// A key is looked for at its distance from its leaf's first key, which holds it only
+    /// while the leaf's keys run without gaps: with gaps, the search must still find each
+    /// key (lookups and link targets re-pointed within a leaf) and miss the deleted ones.
+    @Test func keysAreFoundInLeavesWithGaps() async throws {
+        let realm = try await Self.makeRealm()
+        try await realm.write { realm in
+            for id in stride(from: 1, to: Self.owners, by: 3) { try realm.delete(realm.object(ofType: Owner.self, forPrimaryKey: id)!) }
+        }
+        let (looked, linked) = try await realm.read { realm in
+            ((0..<Self.owners).map { realm.object(ofType: Owner.self, forPrimaryKey: $0)?.name },
+             Self.ownerNames(realm.objects(Pet.self)))
+        }
+        #expect(looked == (0..<Self.owners).map { $0 % 3 == 1 ? nil : "owner\($0)" })
+        #expect(linked == (0..<Self.pets).map { Self.ownerID(of: $0) % 3 == 1 ? nil : Self.expectedName(ofPet: $0) })
     }
 
     @Test func writesInPlaceAreReportedUnderTheirClassAndProperty() async throws {

@@ -66,10 +66,14 @@ struct RowPosition {
         return true
     }
 
-    /// Becomes the row of object `key` when it sits in the same leaf; false otherwise.
+    /// Becomes the row of object `key` when it sits in the same leaf; false otherwise. In a
+    /// leaf whose keys run without gaps (objects added in key order, as with `Int` primary
+    /// keys) the key is at its distance from the first key; otherwise a binary search finds it.
     mutating func moveInLeaf(toKey key: Int64) -> Bool {
         let found = leaf.keys.withUnsafeBufferPointer { keys -> Int? in
             guard let first = keys.first, let last = keys.last, first <= key, key <= last else { return nil }
+            let distance = UInt64(bitPattern: key &- first)   // first <= key: no sign to lose
+            if distance < UInt64(keys.count), keys[Int(distance)] == key { return Int(distance) }
             var low = 0, high = keys.count
             while low < high {
                 let middle = (low + high) / 2
@@ -154,14 +158,12 @@ struct RowPosition {
         // references, and each reference its resident node.
         let rows = leaf.keys.count
         let row = row
-        return leaf.columns.withUnsafeBufferPointer { references -> (word: UInt64, isNull: Bool)? in
-            guard column >= 0, column < references.count, let resident = references[column].unretainedResidentNode else { return nil }
-            return resident._withUnsafeGuaranteedRef { node -> (word: UInt64, isNull: Bool)? in
-                guard node.storage.type == type, node.storage.layout == .words, node.storage.count == rows else { return nil }
-                let word = node.storage.words.withUnsafeBufferPointer { $0[row] }
-                guard node.storage.nulls != nil else { return (word, false) }
-                return (word, node.storage.nulls!.withUnsafeBufferPointer { $0[row] })
-            }
+        guard let resident = residentColumn(column) else { return nil }
+        return resident._withUnsafeGuaranteedRef { node -> (word: UInt64, isNull: Bool)? in
+            guard node.storage.type == type, node.storage.layout == .words, node.storage.count == rows else { return nil }
+            let word = node.storage.words.withUnsafeBufferPointer { $0[row] }
+            guard node.storage.nulls != nil else { return (word, false) }
+            return (word, node.storage.nulls!.withUnsafeBufferPointer { $0[row] })
         }
     }
 
@@ -171,14 +173,26 @@ struct RowPosition {
         // Unretained like ``word(ofColumn:type:)``; only the string itself is copied out.
         let rows = leaf.keys.count
         let row = row
-        return leaf.columns.withUnsafeBufferPointer { references -> (string: String, isNull: Bool)? in
-            guard column >= 0, column < references.count, let resident = references[column].unretainedResidentNode else { return nil }
-            return resident._withUnsafeGuaranteedRef { node -> (string: String, isNull: Bool)? in
-                guard node.storage.layout == .strings, node.storage.count == rows else { return nil }
-                if node.storage.nulls != nil, node.storage.nulls!.withUnsafeBufferPointer({ $0[row] }) { return ("", true) }
-                return (node.storage.strings.withUnsafeBufferPointer { $0[row] }, false)
-            }
+        guard let resident = residentColumn(column) else { return nil }
+        return resident._withUnsafeGuaranteedRef { node -> (string: String, isNull: Bool)? in
+            guard node.storage.layout == .strings, node.storage.count == rows else { return nil }
+            if node.storage.nulls != nil, node.storage.nulls!.withUnsafeBufferPointer({ $0[row] }) { return ("", true) }
+            return (node.storage.strings.withUnsafeBufferPointer { $0[row] }, false)
         }
+    }
+
+    /// Column `column`'s node when it is in memory, unretained (nil: out of range or not
+    /// loaded). The reference is taken from the leaf's array in a closure that only reads
+    /// it, and its resident node is loaded after: an atomic load inside the array's closure
+    /// would make the compiler retain the array around it, on every typed read.
+    @inline(__always)
+    private func residentColumn(_ column: Int) -> Unmanaged<ColumnNode>? {
+        let reference = leaf.columns.withUnsafeBufferPointer { references -> Unmanaged<NodeRef<ColumnNode>>? in
+            guard column >= 0, column < references.count else { return nil }
+            return Unmanaged.passUnretained(references[column])
+        }
+        // The leaf, which this position holds, holds the reference.
+        return reference?._withUnsafeGuaranteedRef { $0.unretainedResidentNode }
     }
 }
 

@@ -31,9 +31,9 @@ extension ObjectContext {
             return object
         }
         // Reused only when no one else holds the object or its binding, strongly or weakly
-        // (a weak reference would otherwise see another object), and it is of exactly `type`.
-        if isKnownUniquelyReferenced(&lastLookup), ObjectIdentifier(Swift.type(of: lastLookup!)) == ObjectIdentifier(type),
-           isKnownUniquelyReferenced(&lastLookup!._floeBinding), _getWeakRetainCount(lastLookup!) <= 1 {
+        // (see `mayBeRepointed`), and it is of exactly `type`.
+        if lastLookup != nil, ObjectIdentifier(Swift.type(of: lastLookup!)) == ObjectIdentifier(type),
+           ObjectBase.mayBeRepointed(&lastLookup!) {
             // Unowned: `lastLookup` holds its binding.
             unowned(unsafe) let objectBinding = lastLookup!._floeBinding!
             if objectBinding.tableBinding === binding, objectBinding.source === self {

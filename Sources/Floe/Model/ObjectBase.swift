@@ -40,6 +40,31 @@ open class ObjectBase {
     public var isManaged: Bool { _floeBinding != nil }
 }
 
+extension ObjectBase {
+    /// Whether `object` may be re-pointed at another row of its table: iteration, link reads
+    /// and primary-key lookups re-point the one object they handed out last instead of
+    /// building an object per row, but only when nothing can tell. Each part is needed:
+    ///
+    /// - the object is referenced only through `object` (strongly unique): the caller let go
+    ///   of what it was handed, so no one else sees it change rows;
+    /// - its binding is referenced only by the object: a `List`, `MutableSet`, `Map` or
+    ///   `LinkingObjects` kept from the object holds the binding, not the object, and must
+    ///   stay with its own row;
+    /// - no weak reference to it exists (`_getWeakRetainCount` counts one for the object
+    ///   itself): a weak reference would otherwise see another row.
+    ///
+    /// An unmanaged object (no binding) is never re-pointed.
+    ///
+    /// ```swift
+    /// if previous != nil, ObjectBase.mayBeRepointed(&previous!) { /* move it to the next row */ }
+    /// ```
+    @usableFromInline @inline(__always)
+    static func mayBeRepointed<T: ObjectBase>(_ object: inout T) -> Bool {
+        isKnownUniquelyReferenced(&object) && isKnownUniquelyReferenced(&object._floeBinding)
+            && _getWeakRetainCount(object) <= 1
+    }
+}
+
 /// A top-level model class, stored in its own table named after the class.
 ///
 /// ```swift

@@ -27,6 +27,10 @@ final class ObjectBinding {
     @exclusivity(unchecked) private var linkTarget: ObjectBase?
     @exclusivity(unchecked) private var linkColumn = -1
     @exclusivity(unchecked) private var linkStamp: UInt64 = .max
+    /// Rows in other leaves this binding's object stood for before it was last re-pointed by
+    /// key (made on the first re-point that leaves its leaf: a link read's target walking a
+    /// table whose rows span a few leaves finds them here instead of descending from the root).
+    @exclusivity(unchecked) private var otherLeaves: OtherLeaves?
 
     init(source: ObjectSource, tableBinding: TableBinding, key: Int64) {
         self.source = source
@@ -58,15 +62,25 @@ final class ObjectBinding {
     /// found from the version's root. False, having changed nothing, when there is no such
     /// object or it cannot be read (the caller takes the checked read, which reports why).
     func repoint(toKey key: Int64) -> Bool {
-        if stampIsCurrent, position != nil {
+        let now = epoch.current
+        let trusted = stamp == now && position != nil
+        if trusted {
             if key == self.key { return true }
             if position!.moveInLeaf(toKey: key) {
                 self.key = key
                 return true
             }
+            if let otherLeaves, otherLeaves.stamp == now, otherLeaves.take(key, into: &position!) {
+                self.key = key
+                return true
+            }
         }
-        let now = epoch.current
         guard let reader = try? source.currentReader(), let found = try? reader.position(of: key, in: tableBinding.table) else { return false }
+        if trusted {
+            // The row left behind is kept: a later key in its leaf is found there.
+            if otherLeaves == nil { otherLeaves = OtherLeaves() }
+            otherLeaves!.keep(position!, at: now)
+        }
         self.key = key
         position = found
         stamp = now
@@ -95,12 +109,14 @@ final class ObjectBinding {
         if isNull { return .some(nil) }
         let key = Int64(bitPattern: word)
         let now = stamp
-        // The target's binding must be unshared too: a collection kept from the target holds it.
-        if linkStamp == now, linkColumn == column, isKnownUniquelyReferenced(&linkTarget), isKnownUniquelyReferenced(&linkTarget!._floeBinding), _getWeakRetainCount(linkTarget!) <= 1,
+        // The target and its binding both unshared, strongly or weakly (see `mayBeRepointed`).
+        if linkStamp == now, linkColumn == column, linkTarget != nil, ObjectBase.mayBeRepointed(&linkTarget!),
            ObjectIdentifier(Swift.type(of: linkTarget!)) == ObjectIdentifier(type), linkTarget!._floeBinding != nil {
-            // Unowned: the target this binding holds holds its own binding.
-            unowned(unsafe) let binding = linkTarget!._floeBinding!
-            if binding.source === source, binding.repoint(toKey: key) { return linkTarget }
+            // Unretained: the target this binding holds holds its own binding.
+            let repointed = Unmanaged.passUnretained(linkTarget!._floeBinding!)._withUnsafeGuaranteedRef { binding in
+                binding.source === source && binding.repoint(toKey: key)
+            }
+            if repointed { return linkTarget }
         }
         guard let object = source.linkedObject(type, key: key), object._floeBinding != nil else { return nil }
         linkTarget = object
@@ -130,6 +146,13 @@ final class ObjectBinding {
         key = found.key
         position = found
         stamp = found.epoch
+    }
+
+    /// ``repoint(toRowOf:in:)`` on `binding`, reached unretained (the caller's object holds
+    /// it). Not generic, so the step is compiled once, inlined here, rather than as a closure
+    /// called from the iterator's unspecialized generic code.
+    static func repoint(_ binding: Unmanaged<ObjectBinding>, toRowOf cursor: borrowing RowCursor, in transaction: WriteTransaction?) {
+        binding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: cursor, in: transaction) }
     }
 
     /// A one-word value of `type` from the trusted row, read in place (nil: take the checked read).
@@ -239,5 +262,53 @@ final class ObjectBinding {
     var exists: Bool {
         guard let reader = try? source.currentReader() else { return false }
         return (try? reader.contains(key, in: tableBinding.table)) ?? false
+    }
+}
+
+/// A few rows, each in another leaf of one table's version, that an ``ObjectBinding`` stood
+/// for before it was re-pointed by key: re-pointing it at a key of one of those leaves swaps
+/// rows instead of descending from the root. Valid while the read epoch shows `stamp` (a
+/// write, commit or refresh moves the epoch, and the rows are then dropped, never read).
+final class OtherLeaves {
+    /// How many rows are kept (with the binding's own row, this many + 1 leaves are reached
+    /// without a descent).
+    static let capacity = 3
+    private(set) var stamp: UInt64 = .max
+    private var first: RowPosition?
+    private var second: RowPosition?
+    private var third: RowPosition?
+
+    /// Moves `position` to object `key` when a kept row's leaf holds it: the kept row and
+    /// `position` change places (the leaf `position` was in is kept instead). The caller has
+    /// checked that the epoch still shows ``stamp``.
+    @inline(__always)
+    func take(_ key: Int64, into position: inout RowPosition) -> Bool {
+        if first != nil, first!.moveInLeaf(toKey: key) {
+            swap(&first!, &position)
+            return true
+        }
+        if second != nil, second!.moveInLeaf(toKey: key) {
+            swap(&second!, &position)
+            return true
+        }
+        if third != nil, third!.moveInLeaf(toKey: key) {
+            swap(&third!, &position)
+            return true
+        }
+        return false
+    }
+
+    /// Keeps `position`, trusted under epoch value `now`, in place of the row kept longest
+    /// (all of them when they were kept under another value).
+    func keep(_ position: RowPosition, at now: UInt64) {
+        if stamp != now {
+            stamp = now
+            second = nil
+            third = nil
+        } else {
+            third = second
+            second = first
+        }
+        first = position
     }
 }

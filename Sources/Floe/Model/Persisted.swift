@@ -86,9 +86,12 @@ public struct Persisted<Value: _Persistable> {
             // (and retain) its unmanaged value and options too.
             let column = object[keyPath: storageKeyPath].column
             if column >= 0 {
-                // Unowned: the object, which the caller holds, holds its binding for the read.
-                unowned(unsafe) let binding = object._floeBinding!
-                return binding.read(column: column, as: Value.self)
+                // Unretained: the object, which the caller holds, holds its binding for the read
+                // (an `unowned(unsafe)` reference is copied to a strong one for the call: a
+                // retain and a release per read).
+                return Unmanaged.passUnretained(object._floeBinding!)._withUnsafeGuaranteedRef { binding in
+                    binding.read(column: column, as: Value.self)
+                }
             }
             if let value = object[keyPath: storageKeyPath].value { return value }
             let value = Value._floeDefault()

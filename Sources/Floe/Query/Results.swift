@@ -100,20 +100,23 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         /// The next object of the results, or nil after the last.
         public mutating func next() -> Element? {
-            // The object and its binding both unshared, strongly or weakly: a list, set or map
-            // the caller kept from the object holds the binding, not the object, and a weak
-            // reference would otherwise see another row; each must stay with its own row.
-            let reusable = previous != nil && isKnownUniquelyReferenced(&previous!) && isKnownUniquelyReferenced(&previous!._floeBinding)
-                && _getWeakRetainCount(previous!) <= 1
-            if reusable, keys == nil, previous!._floeBinding != nil {
-                // Unowned: `previous` holds its binding.
-                unowned(unsafe) let objectBinding = previous!._floeBinding!
+            // The object and its binding both unshared, strongly or weakly (see `mayBeRepointed`).
+            let reusable = previous != nil && ObjectBase.mayBeRepointed(&previous!)
+            if reusable, keys == nil {
                 // The walk's common step: the object is re-pointed where it is kept.
                 guard rows.step() != nil else {
                     previous = nil
                     return nil
                 }
-                objectBinding.repoint(toRowOf: rows, in: core.transaction)
+                // Unretained: `previous` holds its binding (a strong copy would retain it per step).
+                let objectBinding = Unmanaged.passUnretained(previous!._floeBinding!)
+                if let transaction = core.transaction {
+                    // In a write: the step may follow the row into the leaf the last write copied,
+                    // which costs less in the non-generic helper than in a closure here.
+                    ObjectBinding.repoint(objectBinding, toRowOf: rows, in: transaction)
+                } else {
+                    objectBinding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: rows, in: nil) }
+                }
                 return previous
             }
             previous = next(reusing: reusable ? previous : nil)
