@@ -81,6 +81,35 @@ import Testing
         #expect(seen.allSatisfy { $0 == nil || $0 == 0 }, "a weakly held object was re-pointed: \(seen)")
     }
 
+    /// Unowned references keep an object's memory (not the object) until they go: while one
+    /// lives, no other object takes its address, so identities compare safely.
+    final class UnownedLynx {
+        unowned let lynx: LookupReuseTests.Lynx
+        init(_ lynx: LookupReuseTests.Lynx) { self.lynx = lynx }
+    }
+
+    @Test func objectsHeldUnownedDuringAWalkAreNotReused() async throws {
+        let realm = try await LookupReuseTests.makeRealm()
+        let (reused, ids) = try await realm.read { realm in
+            var kept: UnownedLynx?
+            var first: ObjectIdentifier?
+            var reused = false
+            var ids: [Int] = []
+            for lynx in realm.objects(LookupReuseTests.Lynx.self) {
+                if let first { reused = reused || ObjectIdentifier(lynx) == first }
+                if kept == nil {
+                    kept = UnownedLynx(lynx)
+                    first = ObjectIdentifier(lynx)
+                }
+                ids.append(lynx.id)
+            }
+            withExtendedLifetime(kept) {}
+            return (reused, ids)
+        }
+        #expect(!reused, "an object held unowned was re-pointed at another row")
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count && !ids.isEmpty)
+    }
+
     @Test func linkTargetsHeldWeaklyKeepTheirRows() async throws {
         let realm = try await makeRealmWithDens()
         let ids = try await realm.read { realm in

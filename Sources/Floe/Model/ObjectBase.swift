@@ -50,8 +50,9 @@ extension ObjectBase {
     /// - its binding is referenced only by the object: a `List`, `MutableSet`, `Map` or
     ///   `LinkingObjects` kept from the object holds the binding, not the object, and must
     ///   stay with its own row;
-    /// - no weak reference to it exists (`_getWeakRetainCount` counts one for the object
-    ///   itself): a weak reference would otherwise see another row.
+    /// - no weak or unowned reference to it exists (`_getWeakRetainCount` and
+    ///   `_getUnownedRetainCount` count one for the object itself): such a reference would
+    ///   otherwise see another row.
     ///
     /// An unmanaged object (no binding) is never re-pointed.
     ///
@@ -61,7 +62,7 @@ extension ObjectBase {
     @usableFromInline @inline(__always)
     static func mayBeRepointed<T: ObjectBase>(_ object: inout T) -> Bool {
         isKnownUniquelyReferenced(&object) && isKnownUniquelyReferenced(&object._floeBinding)
-            && _getWeakRetainCount(object) <= 1
+            && _getWeakRetainCount(object) <= 1 && _getUnownedRetainCount(object) <= 1
     }
 }
 
