@@ -110,9 +110,11 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     let keyPath: KeyPath<Root, Value>
     /// The key path compiled to the root's columns, found on the first read of a managed root.
     @usableFromInline var compiled: ProjectedRead<Value>?
-    /// The root's own property the compiled read reads when it needs no links (its index in
-    /// the root's schema), or -1: the getter then reads it with no copy of the field.
-    @usableFromInline var directProperty: Int = -1
+    /// The root's column the compiled read reads when it needs no links, or -1: the getter then
+    /// reads it with no copy of the field and no lookup. Found from the root's binding on the
+    /// first read of a managed root; a projection's root, and that root's binding (and so its
+    /// columns), never change after that, as a `@Persisted` field's column does not.
+    @usableFromInline var directColumn: Int = -1
 
     /// A projected property that reads `projectedKeyPath` on the root object.
     ///
@@ -145,9 +147,14 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
         get {
             // A managed root whose property is its own, of a plain type: the typed read the
             // `@Persisted` getter makes (`Value` is known here, so the type tests fold away).
-            let property = projection[keyPath: storageKeyPath].directProperty
-            if property >= 0, !projection.isRecordingFieldReads, let binding = projection.rootObject._floeBinding,
-               let value = readPlain(binding, column: binding.column(ofProperty: property)) {
+            // The binding is reached unretained: the root, which the projection holds, holds it
+            // for the read (a strong copy would cost a retain and a release per read). No check
+            // of `isRecordingFieldReads` here: only probes over unmanaged roots record reads.
+            let column = projection[keyPath: storageKeyPath].directColumn
+            if column >= 0, projection.rootObject._floeBinding != nil,
+               let value = Unmanaged.passUnretained(projection.rootObject._floeBinding!)._withUnsafeGuaranteedRef({ binding in
+                   readPlain(binding, column: column)
+               }) {
                 return value
             }
             // Anything else out of line, so that this getter stays small enough to be inlined
@@ -155,7 +162,9 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
             let (value, compiled) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
             if let compiled {
                 projection[keyPath: storageKeyPath].compiled = compiled
-                projection[keyPath: storageKeyPath].directProperty = compiled.directProperty
+                if compiled.directProperty >= 0, let binding = projection.rootObject._floeBinding {
+                    projection[keyPath: storageKeyPath].directColumn = binding.column(ofProperty: compiled.directProperty)
+                }
             }
             return value
         }

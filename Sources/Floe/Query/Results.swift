@@ -128,10 +128,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
         @usableFromInline
         mutating func advance(repointing object: Element) -> Bool {
             guard keys == nil, object._floeBinding != nil else { return next(reusing: object) != nil }
-            // Unowned: the caller's object holds its binding.
-            unowned(unsafe) let objectBinding = object._floeBinding!
             guard rows.step() != nil else { return false }
-            objectBinding.repoint(toRowOf: rows, in: core.transaction)
+            // Unretained: the caller's object holds its binding (a strong copy would retain it per step).
+            Unmanaged.passUnretained(object._floeBinding!)._withUnsafeGuaranteedRef {
+                $0.repoint(toRowOf: rows, in: core.transaction)
+            }
             return true
         }
 
