@@ -83,7 +83,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         var rows: RowCursor
         /// The object handed out last. When nothing else holds it any more (the loop body let
         /// it go), the next step re-points it at the next object instead of allocating one.
-        var previous: Element?
+        @usableFromInline var previous: Element?
         /// For queried results: the matching keys, in order, walked instead of the leaves.
         var keys: [Int64]?
         var keyIndex = 0
@@ -99,28 +99,40 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
 
         /// The next object of the results, or nil after the last.
+        // Inlinable, so that the check of the object handed out last is made for the caller's
+        // model class (no generic metadata at run time); the step itself is not generic.
+        @inlinable
         public mutating func next() -> Element? {
             // The object and its binding both unshared, strongly or weakly (see `mayBeRepointed`).
             let reusable = previous != nil && ObjectBase.mayBeRepointed(&previous!)
-            if reusable, keys == nil {
+            if reusable, walksRows {
                 // The walk's common step: the object is re-pointed where it is kept.
-                guard rows.step() != nil else {
-                    previous = nil
-                    return nil
-                }
                 // Unretained: `previous` holds its binding (a strong copy would retain it per step).
-                let objectBinding = Unmanaged.passUnretained(previous!._floeBinding!)
-                if let transaction = core.transaction {
-                    // In a write: the step may follow the row into the leaf the last write copied,
-                    // which costs less in the non-generic helper than in a closure here.
-                    ObjectBinding.repoint(objectBinding, toRowOf: rows, in: transaction)
-                } else {
-                    objectBinding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: rows, in: nil) }
+                if step(repointing: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped)) {
+                    return previous
                 }
-                return previous
+                previous = nil
+                return nil
             }
             previous = next(reusing: reusable ? previous : nil)
             return previous
+        }
+
+        /// Whether the walk steps through the leaves (not through queried keys).
+        @usableFromInline var walksRows: Bool { keys == nil }
+
+        /// Steps to the next row and re-points `objectBinding` at it; false after the last.
+        @usableFromInline
+        mutating func step(repointing objectBinding: Unmanaged<ObjectBinding>) -> Bool {
+            guard rows.step() != nil else { return false }
+            if let transaction = core.transaction {
+                // In a write: the step may follow the row into the leaf the last write copied,
+                // which costs less in the non-generic helper than in a closure here.
+                ObjectBinding.repoint(objectBinding, toRowOf: rows, in: transaction)
+            } else {
+                objectBinding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: rows, in: nil) }
+            }
+            return true
         }
 
         /// Re-points `object` at the next row (the caller knows that nothing else holds it or
