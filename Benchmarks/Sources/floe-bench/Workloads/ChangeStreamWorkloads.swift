@@ -117,7 +117,8 @@ enum ChangeStreamWorkloads {
                     verdict: changed == 1_000 && total == 100_000 ? (computed.median <= 2_000_000 ? .met : .missed) : .met))
                 reporter.add(ReportLine(
                     workload: "N2 \(changed) dogs of \(total / 1000)k change age and weight → update of `filter(\"age >= 50\").sorted(byKeyPath: \"weight\")` at its consumer, over the commit (round trip p50; commit alone; the query afresh)",
-                    floe: "\(Format.duration(nanoseconds: update)) (\(Format.duration(nanoseconds: trips.median)); \(Format.duration(nanoseconds: alone.median)); \(Format.duration(nanoseconds: afresh.median)))",
+                    // A difference of two medians: below zero, the update is lost in the commit's own spread.
+                    floe: "\(update < 0 ? "within noise" : Format.duration(nanoseconds: update)) (\(Format.duration(nanoseconds: trips.median)); \(Format.duration(nanoseconds: alone.median)); \(Format.duration(nanoseconds: afresh.median)))",
                     target: changed == 1_000 && total == 100_000 ? "diff ≤ 2 ms" : "O(k log N)",
                     verdict: changed == 1_000 && total == 100_000 ? (update <= 2_000_000 ? .met : .missed) : .met))
             }
