@@ -128,6 +128,18 @@ import Testing
         #expect { try frozen.checkIntegrity() } throws: { Self.isRefusal($0, of: "MappedPlainVarProjection", property: "bookNothings") }
     }
 
+    @Test func aFrozenRealmsRefusalLeavesLiveReadsAndWritesWorking() async throws {
+        let realm = try await seeded()
+        let frozen = try await realm.read { realm in try realm.freeze() }
+        _ = frozen.objects(MappedPlainVarProjection.self)
+        #expect(throws: FloeError.self) { try frozen.checkIntegrity() }
+        // The refusal is a mistake in a projection class, not damage to the file: the live realm
+        // still reads, writes and projects with a good class.
+        try await realm.write { realm in _ = try realm.create(Shelf.self, value: ["id": 2, "title": "prose"]) }
+        let titles = try await realm.read { realm in realm.objects(GoodProjection.self).map(\.title) }
+        #expect(titles == ["poems", "prose"])
+    }
+
     @Test func aFrozenObjectsProjectionIsRefusedByCheckIntegrity() async throws {
         let realm = try await seeded()
         let frozen = try await realm.read { realm in try realm.freeze() }
