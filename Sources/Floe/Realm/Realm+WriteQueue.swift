@@ -43,15 +43,19 @@ final class WriteQueue: Sendable {
 
 /// One queued write, as its drain sees it.
 protocol QueuedWrite: AnyObject, Sendable {
-    /// Runs the write in its own transaction and arranges for its writer to get the outcome
-    /// once its commit is durable. Called once, on the realm's actor.
-    func run(in core: ObjectContext, access: _RealmAccess, store: Store)
+    /// Runs the write in its own transaction. A failed write's writer gets its error at once;
+    /// for a committed one, answers the version its writer waits to see durable. Called once,
+    /// on the realm's actor.
+    func run(in core: ObjectContext, access: _RealmAccess) -> UInt64?
+    /// Gives the writer its outcome once `version` (which ``run(in:access:)`` answered) is durable.
+    func awaitDurability(of version: UInt64, in store: Store)
 }
 
 /// A queued write returning `Value`, and its writer's wait for the outcome.
 final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable {
     // @unchecked: `block` is lent by a writer that sent it and touched only by `run`, once, on
-    // the realm's actor; everything else is under `state`'s lock.
+    // the realm's actor, and `committed` only by `run` and `awaitDurability`, on the actor too;
+    // everything else is under `state`'s lock.
     private var block: ((borrowing Realm.Transaction) throws -> Value)?
 
     private struct State {
@@ -73,16 +77,27 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
 
     private var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
-    func run(in core: ObjectContext, access: _RealmAccess, store: Store) {
+    /// The committed write's result, kept from ``run(in:access:)`` until its commit is durable.
+    private var committed: Value?
+
+    func run(in core: ObjectContext, access: _RealmAccess) -> UInt64? {
         // The block is run and let go of before the writer can learn the outcome: the writer
         // lends it without letting it escape (see ``Realm/queuedWrite(_:)``).
         switch attempt(in: core, access: access) {
         case .failure(let error):
             finish(.failure(error))
+            return nil
         case .success(let (result, version)):
-            store.whenDurable(version) { [self] error in
-                finish(error.map { .failure($0) } ?? .success(result))
-            }
+            committed = result
+            return version
+        }
+    }
+
+    func awaitDurability(of version: UInt64, in store: Store) {
+        guard let result = committed else { return }
+        committed = nil
+        store.whenDurable(version) { [self] error in
+            finish(error.map { .failure($0) } ?? .success(result))
         }
     }
 
@@ -150,7 +165,14 @@ extension Realm {
     private func drainQueuedWrites() async {
         var writes = writeQueue.next()
         while !writes.isEmpty {
-            for write in writes { write.run(in: core, access: access, store: store) }
+            // The turn's writes commit back to back first, and only then wait for a sync: one
+            // round then covers the whole turn (asking for each write's sync as it committed
+            // woke the syncer per commit, and a slow commit then got a sync of its own).
+            var committed: [(write: any QueuedWrite, version: UInt64)] = []
+            for write in writes {
+                if let version = write.run(in: core, access: access) { committed.append((write, version)) }
+            }
+            for (write, version) in committed { write.awaitDurability(of: version, in: store) }
             writes = writeQueue.next()
             if !writes.isEmpty { await Task.yield() }
         }
