@@ -31,21 +31,9 @@ final class GroupCommit: @unchecked Sendable {
     /// back within it pays no thread start).
     static let idleTimeout: TimeInterval = 0.2
 
-    /// Who waits for a version: a suspended task, or a callback (a write queued on a realm,
-    /// whose task awaits its outcome instead).
-    private enum Waiter {
-        case task(CheckedContinuation<Void, any Error>)
-        case callback(@Sendable (FloeError?) -> Void)
-
-        func resume(failing error: FloeError?) {
-            switch self {
-            case .task(let continuation):
-                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-            case .callback(let callback):
-                callback(error)
-            }
-        }
-    }
+    /// Who waits for a version: called with nil once it is durable, or with the failed sync's
+    /// error. A suspended task waits through one (``waitUntilDurable(_:)``).
+    private typealias Waiter = @Sendable (FloeError?) -> Void
 
     init(durableVersion: UInt64, target: @escaping @Sendable () -> (version: UInt64, file: StorageFile?)) {
         self.durableVersion = durableVersion
@@ -72,7 +60,7 @@ final class GroupCommit: @unchecked Sendable {
             defer { waiters = [] }
             return waiters.map(\.waiter)
         }
-        for waiter in failed { waiter.resume(failing: error) }
+        for waiter in failed { waiter(error) }
     }
 
     /// Records that every version up to `version` is durable already (a synced commit, or a
@@ -82,7 +70,7 @@ final class GroupCommit: @unchecked Sendable {
             durableVersion = max(durableVersion, version)
             return takeCovered()
         }
-        for waiter in resumed { waiter.resume(failing: nil) }
+        for waiter in resumed { waiter(nil) }
     }
 
     /// Calls `completion` once `version` is durable (with nil) or its sync failed (with the
@@ -93,7 +81,7 @@ final class GroupCommit: @unchecked Sendable {
         let action = locked { () -> Action in
             if let failureRecorded { return .call(failureRecorded) }
             if version <= durableVersion { return .call(nil) }
-            waiters.append((version, .callback(completion)))
+            waiters.append((version, completion))
             if hasSyncer {
                 condition.signal()
                 return .wait
@@ -104,7 +92,9 @@ final class GroupCommit: @unchecked Sendable {
         switch action {
         case .call(let error): completion(error)
         case .wait: break
-        case .startSyncer: Thread.detachNewThread { [self] in runSyncer() }
+        case .startSyncer:
+            // A thread, not the cooperative pool: fdatasync blocks for its whole duration.
+            Thread.detachNewThread { [self] in runSyncer() }
         }
     }
 
@@ -117,25 +107,8 @@ final class GroupCommit: @unchecked Sendable {
         if let settled { return try settled.get() }
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Action { case resume, fail(FloeError), wait, startSyncer }
-                let action = locked { () -> Action in
-                    if let failureRecorded { return .fail(failureRecorded) }
-                    if version <= durableVersion { return .resume }
-                    waiters.append((version, .task(continuation)))
-                    if hasSyncer {
-                        condition.signal()
-                        return .wait
-                    }
-                    hasSyncer = true
-                    return .startSyncer
-                }
-                switch action {
-                case .resume: continuation.resume()
-                case .fail(let error): continuation.resume(throwing: error)
-                case .wait: break
-                case .startSyncer:
-                    // A thread, not the cooperative pool: fdatasync blocks for its whole duration.
-                    Thread.detachNewThread { [self] in runSyncer() }
+                whenDurable(version) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
                 }
             }
         } catch let error as FloeError {
@@ -169,8 +142,8 @@ final class GroupCommit: @unchecked Sendable {
                 durableVersion = max(durableVersion, version)
                 return (takeCovered(), [])
             }
-            for waiter in resumed { waiter.resume(failing: nil) }
-            if let failure { for waiter in failed { waiter.resume(failing: failure) } }
+            for waiter in resumed { waiter(nil) }
+            if let failure { for waiter in failed { waiter(failure) } }
         }
     }
 
