@@ -27,7 +27,11 @@ import Testing
 
     static func ownerID(of pet: Int) -> Int { (pet * 7919) % owners }
 
-    static func makeRealm() async throws -> Realm {
+    /// `owners` owners named `owner<id>` and `pets` pets, pet `id` linking to owner
+    /// `ownerOf(id)` (nil: no owner). By default every tenth pet has no owner: an empty link
+    /// between full ones.
+    static func makeRealm(owners: Int = owners, pets: Int = pets,
+                          ownerOf: @escaping @Sendable (Int) -> Int? = { $0 % 10 == 9 ? nil : ownerID(of: $0) }) async throws -> Realm {
         let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-\(UUID())"))
         try await realm.write { realm in
             for id in 0..<owners {
@@ -40,8 +44,7 @@ import Testing
                 let pet = Pet()
                 pet.id = id
                 pet.age = id % 20
-                // Every tenth pet has no owner: an empty link between full ones.
-                pet.owner = id % 10 == 9 ? nil : realm.object(ofType: Owner.self, forPrimaryKey: ownerID(of: id))
+                pet.owner = ownerOf(id).flatMap { realm.object(ofType: Owner.self, forPrimaryKey: $0) }
                 try realm.add(pet)
             }
         }
@@ -179,22 +182,8 @@ import Testing
     @Test func linkTargetsAcrossMoreLeavesThanAreKeptReadTheirOwnRows() async throws {
         let owners = 2_500   // ten leaves
         let pets = 3_000
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-\(UUID())"))
-        try await realm.write { realm in
-            for id in 0..<owners {
-                let owner = Owner()
-                owner.id = id
-                owner.name = "owner\(id)"
-                try realm.add(owner)
-            }
-            for id in 0..<pets {
-                let pet = Pet()
-                pet.id = id
-                // Mostly within four leaves, with a jump to any of the ten every fifth pet.
-                pet.owner = realm.object(ofType: Owner.self, forPrimaryKey: id % 5 == 4 ? (id * 7919) % owners : (id * 131) % 1_000)
-                try realm.add(pet)
-            }
-        }
+        // Mostly within four leaves, with a jump to any of the ten every fifth pet.
+        let realm = try await Self.makeRealm(owners: owners, pets: pets) { $0 % 5 == 4 ? ($0 * 7919) % owners : ($0 * 131) % 1_000 }
         let expected = (0..<pets).map { "owner\($0 % 5 == 4 ? ($0 * 7919) % owners : ($0 * 131) % 1_000)" }
         let names = try await realm.read { realm in Self.ownerNames(realm.objects(Pet.self)) }
         #expect(names == expected)
