@@ -102,6 +102,112 @@ struct ByteWriter {
         #endif
     }
 
+    /// The narrowest width of ``appendPacked(_:)`` that holds every value less the smallest:
+    /// 0 when all are equal, then 1, 2, 4, 8, 16, 32 or 64 bits.
+    static func packedWidth(range: UInt64) -> Int {
+        switch range {
+        case 0: 0
+        case 1: 1
+        case 2...3: 2
+        case 4...15: 4
+        case 16...0xFF: 8
+        case 0x100...0xFFFF: 16
+        case 0x1_0000...0xFFFF_FFFF: 32
+        default: 64
+        }
+    }
+
+    /// Appends integers bit-packed to the width their spread needs (see ``ByteReader/readPacked(_:as:)``):
+    ///
+    /// ```
+    /// u8 width (0, 1, 2, 4, 8, 16, 32 or 64)
+    /// width 64:  count × u64, the values themselves
+    /// otherwise: i64 base (the smallest value), then count fields of `width` bits, each the
+    ///            value less the base, packed from the lowest bit of the first byte up; the
+    ///            last byte is filled with zero bits (count × width / 8 bytes, rounded up)
+    /// ```
+    ///
+    /// Rows whose flag in `skipping` is set are left out of the base and the width and
+    /// written as 0 (null cells, whose value the reader restores).
+    mutating func appendPacked<T: FixedWidthInteger>(_ values: UnsafeBufferPointer<T>, skipping: [Bool]? = nil) {
+        precondition(T.bitWidth == 64, "packed values are 64-bit integers")
+        var low = UInt64.max
+        var high: UInt64 = 0
+        var any = false
+        // Compared as signed values: `T` is Int64 or UInt64 holding two's complement.
+        if let skipping {
+            for index in values.indices where !skipping[index] {
+                let value = Int64(truncatingIfNeeded: values[index])
+                if !any { low = UInt64(bitPattern: value); high = low; any = true; continue }
+                if value < Int64(bitPattern: low) { low = UInt64(bitPattern: value) }
+                if value > Int64(bitPattern: high) { high = UInt64(bitPattern: value) }
+            }
+        } else if !values.isEmpty {
+            var least = Int64(truncatingIfNeeded: values[0])
+            var most = least
+            for value in values {
+                let signed = Int64(truncatingIfNeeded: value)
+                least = Swift.min(least, signed)
+                most = Swift.max(most, signed)
+            }
+            low = UInt64(bitPattern: least)
+            high = UInt64(bitPattern: most)
+            any = true
+        }
+        let base = any ? low : 0
+        let width = any ? Self.packedWidth(range: high &- low) : 0
+        append(UInt8(width))
+        if width == 64 {
+            reserve(values.count * 8)
+            let at = count
+            storage.withUnsafeMutableBytes { raw in
+                for index in values.indices {
+                    let word = skipping?[index] == true ? 0 : UInt64(truncatingIfNeeded: values[index])
+                    raw.storeBytes(of: word.littleEndian, toByteOffset: at + index * 8, as: UInt64.self)
+                }
+            }
+            count += values.count * 8
+            return
+        }
+        append(base)
+        let byteCount = (values.count * width + 7) / 8
+        guard byteCount > 0 else { return }
+        reserve(byteCount)
+        let at = count
+        storage.withUnsafeMutableBytes { raw in
+            let out = raw.baseAddress!.advanced(by: at)
+            @inline(__always) func field(_ index: Int) -> UInt64 {
+                if let skipping, skipping[index] { return 0 }
+                return UInt64(truncatingIfNeeded: values[index]) &- base
+            }
+            switch width {
+            case 8:
+                for index in values.indices { out.storeBytes(of: UInt8(truncatingIfNeeded: field(index)), toByteOffset: index, as: UInt8.self) }
+            case 16:
+                for index in values.indices {
+                    out.storeBytes(of: UInt16(truncatingIfNeeded: field(index)).littleEndian, toByteOffset: 2 * index, as: UInt16.self)
+                }
+            case 32:
+                for index in values.indices {
+                    out.storeBytes(of: UInt32(truncatingIfNeeded: field(index)).littleEndian, toByteOffset: 4 * index, as: UInt32.self)
+                }
+            default:  // 1, 2 or 4 bits: whole bytes assembled, then stored
+                var index = 0
+                for byteIndex in 0..<byteCount {
+                    var byte: UInt8 = 0
+                    var shift = 0
+                    while shift < 8, index < values.count {
+                        byte |= UInt8(truncatingIfNeeded: field(index)) << UInt8(shift)
+                        shift += width
+                        index += 1
+                    }
+                    out.storeBytes(of: byte, toByteOffset: byteIndex, as: UInt8.self)
+                }
+            }
+        }
+        count += byteCount
+    }
+
     /// One bit per flag, rounded up to whole bytes.
     mutating func appendBits(_ flags: [Bool]) {
         var byte: UInt8 = 0
