@@ -128,84 +128,96 @@ struct ByteWriter {
     /// ```
     ///
     /// Rows whose flag in `skipping` is set are left out of the base and the width and
-    /// written as 0 (null cells, whose value the reader restores).
+    /// written as the base (null cells, whose word the reader sets back to 0).
     mutating func appendPacked<T: FixedWidthInteger>(_ values: UnsafeBufferPointer<T>, skipping: [Bool]? = nil) {
         precondition(T.bitWidth == 64, "packed values are 64-bit integers")
-        var low = UInt64.max
-        var high: UInt64 = 0
-        var any = false
-        // Compared as signed values: `T` is Int64 or UInt64 holding two's complement.
-        if let skipping {
-            for index in values.indices where !skipping[index] {
-                let value = Int64(truncatingIfNeeded: values[index])
-                if !any { low = UInt64(bitPattern: value); high = low; any = true; continue }
-                if value < Int64(bitPattern: low) { low = UInt64(bitPattern: value) }
-                if value > Int64(bitPattern: high) { high = UInt64(bitPattern: value) }
-            }
-        } else if !values.isEmpty {
-            var least = Int64(truncatingIfNeeded: values[0])
-            var most = least
-            for value in values {
-                let signed = Int64(truncatingIfNeeded: value)
-                least = Swift.min(least, signed)
-                most = Swift.max(most, signed)
-            }
-            low = UInt64(bitPattern: least)
-            high = UInt64(bitPattern: most)
-            any = true
-        }
-        let base = any ? low : 0
-        let width = any ? Self.packedWidth(range: high &- low) : 0
-        append(UInt8(width))
-        if width == 64 {
-            reserve(values.count * 8)
-            let at = count
-            storage.withUnsafeMutableBytes { raw in
-                for index in values.indices {
-                    let word = skipping?[index] == true ? 0 : UInt64(truncatingIfNeeded: values[index])
-                    raw.storeBytes(of: word.littleEndian, toByteOffset: at + index * 8, as: UInt64.self)
+        values.withMemoryRebound(to: UInt64.self) { words in
+            guard let skipping else { return appendPackedWords(words) }
+            // Skipped rows take the base (found without them), so that they pack as 0.
+            var kept: UInt64?
+            var least: Int64 = 0
+            skipping.withUnsafeBufferPointer { skip in
+                for index in words.indices where !skip[index] {
+                    let value = Int64(bitPattern: words[index])
+                    least = kept == nil ? value : Swift.min(least, value)
+                    kept = words[index]
                 }
             }
-            count += values.count * 8
+            guard kept != nil else {
+                append(UInt8(0))
+                append(UInt64(0))
+                return
+            }
+            let filled = [UInt64](unsafeUninitializedCapacity: words.count) { buffer, initialized in
+                skipping.withUnsafeBufferPointer { skip in
+                    for index in words.indices { buffer[index] = skip[index] ? UInt64(bitPattern: least) : words[index] }
+                }
+                initialized = words.count
+            }
+            filled.withUnsafeBufferPointer { appendPackedWords($0) }
+        }
+    }
+
+    private mutating func appendPackedWords(_ words: UnsafeBufferPointer<UInt64>) {
+        let count = words.count
+        guard count > 0 else {
+            append(UInt8(0))
+            append(UInt64(0))
+            return
+        }
+        var least = Int64(bitPattern: words[0])
+        var most = least
+        for word in words {
+            let value = Int64(bitPattern: word)
+            least = Swift.min(least, value)
+            most = Swift.max(most, value)
+        }
+        let base = UInt64(bitPattern: least)
+        let width = Self.packedWidth(range: UInt64(bitPattern: most) &- base)
+        append(UInt8(width))
+        if width == 64 {
+            #if _endian(little)
+            append(UnsafeRawBufferPointer(words))
+            #else
+            for word in words { append(word) }
+            #endif
             return
         }
         append(base)
-        let byteCount = (values.count * width + 7) / 8
+        let byteCount = (count * width + 7) / 8
         guard byteCount > 0 else { return }
         reserve(byteCount)
-        let at = count
+        let at = self.count
         storage.withUnsafeMutableBytes { raw in
             let out = raw.baseAddress!.advanced(by: at)
-            @inline(__always) func field(_ index: Int) -> UInt64 {
-                if let skipping, skipping[index] { return 0 }
-                return UInt64(truncatingIfNeeded: values[index]) &- base
-            }
             switch width {
             case 8:
-                for index in values.indices { out.storeBytes(of: UInt8(truncatingIfNeeded: field(index)), toByteOffset: index, as: UInt8.self) }
+                let target = out.assumingMemoryBound(to: UInt8.self)
+                for index in 0..<count { target[index] = UInt8(truncatingIfNeeded: words[index] &- base) }
             case 16:
-                for index in values.indices {
-                    out.storeBytes(of: UInt16(truncatingIfNeeded: field(index)).littleEndian, toByteOffset: 2 * index, as: UInt16.self)
+                for index in 0..<count {
+                    out.storeBytes(of: UInt16(truncatingIfNeeded: words[index] &- base).littleEndian, toByteOffset: 2 * index, as: UInt16.self)
                 }
             case 32:
-                for index in values.indices {
-                    out.storeBytes(of: UInt32(truncatingIfNeeded: field(index)).littleEndian, toByteOffset: 4 * index, as: UInt32.self)
+                for index in 0..<count {
+                    out.storeBytes(of: UInt32(truncatingIfNeeded: words[index] &- base).littleEndian, toByteOffset: 4 * index, as: UInt32.self)
                 }
             default:  // 1, 2 or 4 bits: whole bytes assembled, then stored
+                let target = out.assumingMemoryBound(to: UInt8.self)
                 var index = 0
                 for byteIndex in 0..<byteCount {
                     var byte: UInt8 = 0
                     var shift = 0
-                    while shift < 8, index < values.count {
-                        byte |= UInt8(truncatingIfNeeded: field(index)) << UInt8(shift)
+                    while shift < 8, index < count {
+                        byte |= UInt8(truncatingIfNeeded: words[index] &- base) << UInt8(shift)
                         shift += width
                         index += 1
                     }
-                    out.storeBytes(of: byte, toByteOffset: byteIndex, as: UInt8.self)
+                    target[byteIndex] = byte
                 }
             }
         }
-        count += byteCount
+        self.count += byteCount
     }
 
     /// One bit per flag, rounded up to whole bytes.
