@@ -16,6 +16,10 @@ import Testing
         #expect(ColumnStorage.Layout.allCases.map { "\($0)=\($0.rawValue)" } == [
             "words=1", "pairs=2", "strings=3", "binaries=4", "values=5", "collections=6",
         ])
+        #expect(ColumnStorage.packedWordsTag == 7)
+        #expect(ClusterNode.KeyEncoding.allCases.map { "\($0)=\($0.rawValue)" } == [
+            "innerWords=0", "leafWords=1", "leafRun=2", "leafPacked=3", "innerPacked=4",
+        ])
         #expect(NodeKind.allCases.map { "\($0)=\($0.rawValue)" } == [
             "group=1", "table=2", "clusterInner=3", "clusterLeaf=4", "column=5", "collectionInner=6", "collectionLeaf=7",
         ])

@@ -4,20 +4,41 @@
 /// u8 layout, u8 element type, u8 nullable, u8 zero, u32 count
 /// [null bitmap, one bit per row, when nullable]
 /// words:       count (pairs: 2 × count) little-endian u64
+/// packed words (layout tag 7; int, bool and link columns): the words bit-packed, see
+///              `ByteWriter.appendPacked` (null cells left out, read back as 0)
 /// strings:     per row u32 length + UTF-8 bytes
 /// binaries:    per row u32 length + bytes
 /// values:      per row one tagged value (see `encodeValue`)
 /// collections: nothing; the node's child refs hold one root per row (0: empty)
 /// ```
 extension ColumnStorage {
+    /// The layout byte of a words column written bit-packed. It is not a ``Layout``: the
+    /// column reads back as `.words`, and older images (layout 1) keep reading as they are.
+    static let packedWordsTag: UInt8 = 7
+    /// More rows than any leaf holds (cluster leaves 256, collection leaves 1,000): a packed
+    /// column claiming more is corrupt.
+    static let packedRowLimit = 1 << 16
+
+    /// Whether this column's words are written bit-packed: integers, booleans and links
+    /// (float, double and timestamp words are IEEE bit patterns, which do not pack).
+    var writesPackedWords: Bool {
+        guard layout == .words, count <= Self.packedRowLimit else { return false }
+        switch type {
+        case .int, .bool, .link: return true
+        default: return false
+        }
+    }
+
     func encode(into writer: inout ByteWriter) {
-        writer.append(layout.rawValue)
+        let packed = writesPackedWords
+        writer.append(packed ? Self.packedWordsTag : layout.rawValue)
         writer.append(type.rawValue)
         writer.append(UInt8(nulls == nil ? 0 : 1))
         writer.append(UInt8(0))
         writer.append(UInt32(count))
         if let nulls { writer.appendBits(nulls) }
         switch layout {
+        case .words where packed: words.withUnsafeBufferPointer { writer.appendPacked($0, skipping: nulls) }
         case .words, .pairs: writer.appendWords(words)
         case .strings: for string in strings { writer.appendString(string) }
         case .binaries:
@@ -33,15 +54,27 @@ extension ColumnStorage {
     /// Decodes a column; `children` are the node's child refs (for collection columns).
     static func decode(from reader: inout ByteReader, children: ArraySlice<UInt64>, source: StorageFile?) throws(DecodeFailure) -> ColumnStorage {
         do {
-            guard let layout = Layout(rawValue: try reader.read(UInt8.self)) else { throw DecodeFailure("unknown column layout") }
+            let tag = try reader.read(UInt8.self)
+            let packed = tag == packedWordsTag
+            guard let layout = packed ? .words : Layout(rawValue: tag) else { throw DecodeFailure("unknown column layout \(tag)") }
             guard let type = ColumnType(rawValue: try reader.read(UInt8.self)) else { throw DecodeFailure("unknown column type") }
             let nullable = try reader.read(UInt8.self) != 0
             _ = try reader.read(UInt8.self)
             let count = Int(try reader.read(UInt32.self))
-            guard count <= reader.bytes.count * 8 + children.count else { throw DecodeFailure("column count \(count) is impossible") }
+            // One bit a row at least, except packed words of width 0 (every row the same
+            // value), which take no bytes at all: those are bounded by a leaf's size instead.
+            guard count <= reader.bytes.count * 8 + children.count || (packed && count <= packedRowLimit) else {
+                throw DecodeFailure("column count \(count) is impossible")
+            }
             var storage = ColumnStorage(layout: layout, type: type, nullable: false)
             if nullable { storage.nulls = try reader.readBits(count) }
             switch layout {
+            case .words where packed:
+                guard storage.writesPackedWords else { throw DecodeFailure("a \(type) column cannot be bit-packed") }
+                storage.words = try reader.readPacked(count)
+                if let nulls = storage.nulls {
+                    for row in 0..<count where nulls[row] { storage.words[row] = 0 }
+                }
             case .words: storage.words = try reader.readWords(count)
             case .pairs: storage.words = try reader.readWords(2 * count)
             case .strings:
@@ -67,6 +100,8 @@ extension ColumnStorage {
             throw DecodeFailure("column data ends early (needed \(truncated.needed) bytes, \(truncated.available) left)")
         } catch let failure as DecodeFailure {
             throw failure
+        } catch let bad as ByteReader.BadWidth {
+            throw DecodeFailure("packed integers of width \(bad.width), which is not 0, 1, 2, 4, 8, 16, 32 or 64")
         } catch {
             throw DecodeFailure("\(error)")
         }

@@ -157,7 +157,8 @@ final class TableNode: TreeNode, @unchecked Sendable {
 /// node per column. An inner node holds, per child, the child's first key and its number
 /// of objects (for positional access).
 ///
-/// Payload: `u8 is leaf, u32 n, n × i64 keys, [inner: n × i64 counts]`.
+/// Payload: `u8 key encoding, u32 n`, then the keys (and an inner node's counts) as that
+/// encoding says (``KeyEncoding``): a run, packed integers, or plain words (older files).
 /// Children: inner → the child nodes; leaf → the column nodes.
 final class ClusterNode: TreeNode, @unchecked Sendable {
     let isLeaf: Bool
@@ -192,39 +193,102 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
     /// Objects in this subtree.
     var objectCount: Int { isLeaf ? keys.count : counts.reduce(0, +) }
 
+    /// The first payload byte of a cluster node: how its keys (and an inner node's counts) are written.
+    enum KeyEncoding: UInt8, CaseIterable {
+        /// Inner: `n × i64 keys, n × i64 counts` (files written before packing; still read).
+        case innerWords = 0
+        /// Leaf: `n × i64 keys` (files written before packing, and empty leaves).
+        case leafWords = 1
+        /// Leaf whose keys are consecutive: `i64 first key` (the keys are first, first + 1, …).
+        case leafRun = 2
+        /// Leaf: the keys as packed integers (`ByteWriter.appendPacked`).
+        case leafPacked = 3
+        /// Inner: the first keys, then the counts, each as packed integers.
+        case innerPacked = 4
+    }
+
     static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ClusterNode {
         var reader = ByteReader(image.payload)
         do {
-            let isLeaf = try reader.read(UInt8.self) != 0
+            guard let encoding = KeyEncoding(rawValue: try reader.read(UInt8.self)) else {
+                throw DecodeFailure("unknown cluster key encoding")
+            }
             let count = Int(try reader.read(UInt32.self))
-            guard count * 8 <= reader.remaining else { throw DecodeFailure("cluster node count \(count) is impossible") }
-            let keys = try reader.readInts(count)
+            let isLeaf = encoding != .innerWords && encoding != .innerPacked
+            guard image.kind == (isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner).rawValue else {
+                throw DecodeFailure("expected a cluster \(isLeaf ? "leaf" : "inner node"), found kind \(image.kind)")
+            }
+            let keys: [Int64]
+            switch encoding {
+            case .innerWords, .leafWords:
+                guard count * 8 <= reader.remaining else { throw DecodeFailure("cluster node count \(count) is impossible") }
+                keys = try reader.readInts(count)
+            case .leafRun:
+                guard count <= ColumnStorage.packedRowLimit else { throw DecodeFailure("cluster leaf count \(count) is impossible") }
+                let first = try reader.read(Int64.self)
+                guard count == 0 || !first.addingReportingOverflow(Int64(count - 1)).overflow else {
+                    throw DecodeFailure("a run of \(count) keys from \(first) passes the largest key")
+                }
+                keys = count == 0 ? [] : [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    for index in 0..<count { buffer[index] = first &+ Int64(index) }
+                    initialized = count
+                }
+            case .leafPacked, .innerPacked:
+                guard count <= ColumnStorage.packedRowLimit else { throw DecodeFailure("cluster node count \(count) is impossible") }
+                keys = try reader.readPacked(count)
+            }
             if isLeaf {
-                guard image.kind == NodeKind.clusterLeaf.rawValue else { throw DecodeFailure("expected a cluster leaf, found kind \(image.kind)") }
                 return ClusterNode(leafKeys: keys, columns: image.children.map { NodeRef(offset: $0, source: source) }, isMutable: false)
             }
-            guard image.kind == NodeKind.clusterInner.rawValue, image.children.count == count else {
+            guard image.children.count == count else {
                 throw DecodeFailure("cluster inner node has \(image.children.count) children for \(count) keys")
             }
-            let counts = try reader.readInts(count).map { Int($0) }
+            let counts = encoding == .innerPacked ? try reader.readPacked(count, as: Int.self) : try reader.readInts(count).map { Int($0) }
             return ClusterNode(innerKeys: keys, counts: counts, children: image.children.map { NodeRef(offset: $0, source: source) }, isMutable: false)
         } catch let failure as DecodeFailure {
             throw failure
+        } catch let bad as ByteReader.BadWidth {
+            throw DecodeFailure("cluster node packs integers in \(bad.width) bits")
         } catch {
             throw DecodeFailure("cluster node ends early")
         }
     }
 
     func image() -> NodeImage {
-        var writer = ByteWriter(capacity: 8 + keys.count * 16)
-        writer.append(UInt8(isLeaf ? 1 : 0))
-        writer.append(UInt32(keys.count))
-        writer.appendInts(keys)
-        if isLeaf {
-            return NodeImage(kind: NodeKind.clusterLeaf.rawValue, children: columns.map(\.offset), payload: writer.takeBytes())
+        var writer = ByteWriter(capacity: 24 + keys.count * (isLeaf ? 8 : 16))
+        if !isLeaf {
+            writer.append(KeyEncoding.innerPacked.rawValue)
+            writer.append(UInt32(keys.count))
+            keys.withUnsafeBufferPointer { writer.appendPacked($0) }
+            counts.withUnsafeBufferPointer { writer.appendPacked($0) }
+            return NodeImage(kind: NodeKind.clusterInner.rawValue, children: children.map(\.offset), payload: writer.takeBytes())
         }
-        writer.appendInts(counts.map { Int64($0) })
-        return NodeImage(kind: NodeKind.clusterInner.rawValue, children: children.map(\.offset), payload: writer.takeBytes())
+        if Self.areConsecutive(keys) {
+            writer.append(KeyEncoding.leafRun.rawValue)
+            writer.append(UInt32(keys.count))
+            writer.append(keys[0])
+        } else if keys.isEmpty {
+            writer.append(KeyEncoding.leafWords.rawValue)
+            writer.append(UInt32(0))
+        } else {
+            writer.append(KeyEncoding.leafPacked.rawValue)
+            writer.append(UInt32(keys.count))
+            keys.withUnsafeBufferPointer { writer.appendPacked($0) }
+        }
+        return NodeImage(kind: NodeKind.clusterLeaf.rawValue, children: columns.map(\.offset), payload: writer.takeBytes())
+    }
+
+    /// Whether `keys` are first, first + 1, … (and not empty).
+    static func areConsecutive(_ keys: [Int64]) -> Bool {
+        guard let first = keys.first, UInt64(bitPattern: keys[keys.count - 1] &- first) == UInt64(keys.count - 1) else { return false }
+        return keys.withUnsafeBufferPointer { buffer in
+            var expected = first
+            for key in buffer {
+                if key != expected { return false }
+                expected &+= 1
+            }
+            return true
+        }
     }
 
     func mutableCopy() -> ClusterNode {

@@ -71,6 +71,60 @@ struct ByteReader {
         try readWords(count).map { Int64(bitPattern: $0) }
     }
 
+    /// A width of ``ByteWriter/appendPacked(_:skipping:)`` that no writer produces.
+    struct BadWidth: Error { let width: UInt8 }
+
+    /// Reads `count` integers written by ``ByteWriter/appendPacked(_:skipping:)``, unpacked
+    /// into a plain array (decoding happens once per node load; readers then index the array).
+    mutating func readPacked<T: FixedWidthInteger>(_ count: Int, as _: T.Type = T.self) throws -> [T] {
+        precondition(T.bitWidth == 64, "packed values are 64-bit integers")
+        let width = try read(UInt8.self)
+        switch width {
+        case 64:
+            let words = try readWords(count)
+            return T.self == UInt64.self ? words as! [T] : words.map { T(truncatingIfNeeded: $0) }
+        case 0, 1, 2, 4, 8, 16, 32: break
+        default: throw BadWidth(width: width)
+        }
+        let base = T(truncatingIfNeeded: try read(UInt64.self))
+        let bits = Int(width)
+        let (product, overflow) = count.multipliedReportingOverflow(by: bits)
+        let byteCount = overflow ? -1 : (product + 7) / 8
+        try require(byteCount)
+        if count == 0 { return [] }  // see `readWords`
+        let start = position
+        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            bytes.withUnsafeBytes { raw in
+                let source = raw.baseAddress!.advanced(by: start)
+                switch bits {
+                case 0:
+                    buffer.initialize(repeating: base)
+                case 8:
+                    for index in 0..<count { buffer[index] = base &+ T(source.load(fromByteOffset: index, as: UInt8.self)) }
+                case 16:
+                    for index in 0..<count {
+                        buffer[index] = base &+ T(UInt16(littleEndian: source.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
+                    }
+                case 32:
+                    for index in 0..<count {
+                        buffer[index] = base &+ T(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)))
+                    }
+                default:  // 1, 2 or 4 bits
+                    let mask = UInt8((1 << bits) - 1)
+                    let perByte = 8 / bits
+                    for index in 0..<count {
+                        let byte = source.load(fromByteOffset: index / perByte, as: UInt8.self)
+                        let field = (byte >> UInt8((index % perByte) * bits)) & mask
+                        buffer[index] = base &+ T(field)
+                    }
+                }
+            }
+            initialized = count
+        }
+        position += byteCount
+        return values
+    }
+
     mutating func readBits(_ count: Int) throws(Truncated) -> [Bool] {
         let byteCount = (count + 7) / 8
         try require(byteCount)

@@ -102,6 +102,124 @@ struct ByteWriter {
         #endif
     }
 
+    /// The narrowest width of ``appendPacked(_:)`` that holds every value less the smallest:
+    /// 0 when all are equal, then 1, 2, 4, 8, 16, 32 or 64 bits.
+    static func packedWidth(range: UInt64) -> Int {
+        switch range {
+        case 0: 0
+        case 1: 1
+        case 2...3: 2
+        case 4...15: 4
+        case 16...0xFF: 8
+        case 0x100...0xFFFF: 16
+        case 0x1_0000...0xFFFF_FFFF: 32
+        default: 64
+        }
+    }
+
+    /// Appends integers bit-packed to the width their spread needs (see ``ByteReader/readPacked(_:as:)``):
+    ///
+    /// ```
+    /// u8 width (0, 1, 2, 4, 8, 16, 32 or 64)
+    /// width 64:  count × u64, the values themselves
+    /// otherwise: i64 base (the smallest value), then count fields of `width` bits, each the
+    ///            value less the base, packed from the lowest bit of the first byte up; the
+    ///            last byte is filled with zero bits (count × width / 8 bytes, rounded up)
+    /// ```
+    ///
+    /// Rows whose flag in `skipping` is set are left out of the base and the width and
+    /// written as the base (null cells, whose word the reader sets back to 0).
+    mutating func appendPacked<T: FixedWidthInteger>(_ values: UnsafeBufferPointer<T>, skipping: [Bool]? = nil) {
+        precondition(T.bitWidth == 64, "packed values are 64-bit integers")
+        values.withMemoryRebound(to: UInt64.self) { words in
+            guard let skipping else { return appendPackedWords(words) }
+            // Skipped rows take the base (found without them), so that they pack as 0.
+            var kept: UInt64?
+            var least: Int64 = 0
+            skipping.withUnsafeBufferPointer { skip in
+                for index in words.indices where !skip[index] {
+                    let value = Int64(bitPattern: words[index])
+                    least = kept == nil ? value : Swift.min(least, value)
+                    kept = words[index]
+                }
+            }
+            guard kept != nil else {
+                append(UInt8(0))
+                append(UInt64(0))
+                return
+            }
+            let filled = [UInt64](unsafeUninitializedCapacity: words.count) { buffer, initialized in
+                skipping.withUnsafeBufferPointer { skip in
+                    for index in words.indices { buffer[index] = skip[index] ? UInt64(bitPattern: least) : words[index] }
+                }
+                initialized = words.count
+            }
+            filled.withUnsafeBufferPointer { appendPackedWords($0) }
+        }
+    }
+
+    private mutating func appendPackedWords(_ words: UnsafeBufferPointer<UInt64>) {
+        let count = words.count
+        guard count > 0 else {
+            append(UInt8(0))
+            append(UInt64(0))
+            return
+        }
+        var least = Int64(bitPattern: words[0])
+        var most = least
+        for word in words {
+            let value = Int64(bitPattern: word)
+            least = Swift.min(least, value)
+            most = Swift.max(most, value)
+        }
+        let base = UInt64(bitPattern: least)
+        let width = Self.packedWidth(range: UInt64(bitPattern: most) &- base)
+        append(UInt8(width))
+        if width == 64 {
+            #if _endian(little)
+            append(UnsafeRawBufferPointer(words))
+            #else
+            for word in words { append(word) }
+            #endif
+            return
+        }
+        append(base)
+        let byteCount = (count * width + 7) / 8
+        guard byteCount > 0 else { return }
+        reserve(byteCount)
+        let at = self.count
+        storage.withUnsafeMutableBytes { raw in
+            let out = raw.baseAddress!.advanced(by: at)
+            switch width {
+            case 8:
+                let target = out.assumingMemoryBound(to: UInt8.self)
+                for index in 0..<count { target[index] = UInt8(truncatingIfNeeded: words[index] &- base) }
+            case 16:
+                for index in 0..<count {
+                    out.storeBytes(of: UInt16(truncatingIfNeeded: words[index] &- base).littleEndian, toByteOffset: 2 * index, as: UInt16.self)
+                }
+            case 32:
+                for index in 0..<count {
+                    out.storeBytes(of: UInt32(truncatingIfNeeded: words[index] &- base).littleEndian, toByteOffset: 4 * index, as: UInt32.self)
+                }
+            default:  // 1, 2 or 4 bits: whole bytes assembled, then stored
+                let target = out.assumingMemoryBound(to: UInt8.self)
+                var index = 0
+                for byteIndex in 0..<byteCount {
+                    var byte: UInt8 = 0
+                    var shift = 0
+                    while shift < 8, index < count {
+                        byte |= UInt8(truncatingIfNeeded: words[index] &- base) << UInt8(shift)
+                        shift += width
+                        index += 1
+                    }
+                    target[byteIndex] = byte
+                }
+            }
+        }
+        self.count += byteCount
+    }
+
     /// One bit per flag, rounded up to whole bytes.
     mutating func appendBits(_ flags: [Bool]) {
         var byte: UInt8 = 0

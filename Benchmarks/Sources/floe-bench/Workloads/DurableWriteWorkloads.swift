@@ -92,10 +92,12 @@ enum DurableWriteWorkloads {
         // The committed bytes (the store the realm shares): a `.full` file also holds zeros
         // written ahead of its commits, which the file's size on disk would count.
         let store = try Store.open(path: scratch.file(name))
-        let sizeBefore = store.fileSize
         var commits = Samples()
         var commitsOnly = Samples()
+        var growths: [Double] = []
         for index in 0..<writesPerRound {
+            let committed = store.fileSize
+            defer { if store.fileSize > committed { growths.append(Double(store.fileSize - committed)) } }
             let start = Clocks.wallNanoseconds()
             // The closure reports when it ends: what follows is the commit.
             let addDone = try await realm.write { realm in
@@ -113,7 +115,8 @@ enum DurableWriteWorkloads {
         guard stored == writesPerRound, lastName == Dog.name(writesPerRound - 1) else {
             throw BenchmarkFailure("Floe holds \(stored) dogs after \(writesPerRound) writes (last: \(lastName ?? "nil"))")
         }
-        let appended = Double(store.fileSize - sizeBefore) / Double(writesPerRound)
+        // The mean of each commit's growth, leaving out commits that compacted the file (it shrank).
+        let appended = growths.isEmpty ? 0 : growths.reduce(0, +) / Double(growths.count)
         return (commits, commitsOnly, appended)
     }
 

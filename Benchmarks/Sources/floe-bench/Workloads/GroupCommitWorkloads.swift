@@ -1,4 +1,4 @@
-import Floe
+@_spi(Engine) import Floe
 import Foundation
 import GRDB
 
@@ -15,10 +15,14 @@ enum GroupCommitWorkloads {
         let scratch = fixtures.scratch
         var floeRates = Samples()
         var peerRates = Samples()
+        var appended = Samples()
         for _ in 0..<3 {
-            floeRates.append(try await floeRound(scratch: scratch))
+            let (rate, bytes) = try await floeRound(scratch: scratch)
+            floeRates.append(rate)
+            appended.append(bytes)
             peerRates.append(try await peerRound(scratch: scratch))
         }
+        reporter.note("W8 Floe: a commit appended \(Format.bytes(appended.median)) on average (commits that compacted the file left out)")
         reporter.add(ReportLine(
             workload: "W8 100 tasks × durable one-dog writes, commits/s",
             floe: "\(Int(floeRates.median.rounded())) /s",
@@ -29,18 +33,45 @@ enum GroupCommitWorkloads {
     }
 
     /// Commits per second over `tasks × floeWritesPerTask` awaited writes.
-    private static func floeRound(scratch: ScratchDirectory) async throws -> Double {
+    /// The committed size of the file as each write begins (writes run one at a time, so in
+    /// commit order): consecutive sizes differ by what a commit appended.
+    private final class CommittedSizes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var sizes: [UInt64] = []
+        func record(_ size: UInt64) {
+            lock.lock()
+            sizes.append(size)
+            lock.unlock()
+        }
+        /// The mean of the growths, leaving out commits that compacted (the file shrank).
+        var meanAppended: Double {
+            lock.lock()
+            defer { lock.unlock() }
+            let growths = zip(sizes, sizes.dropFirst()).compactMap { $1 > $0 ? Double($1 - $0) : nil }
+            return growths.isEmpty ? 0 : growths.reduce(0, +) / Double(growths.count)
+        }
+    }
+
+    /// Commits per second over `tasks × floeWritesPerTask` awaited writes, and the mean bytes a commit appended.
+    private static func floeRound(scratch: ScratchDirectory) async throws -> (Double, Double) {
         let name = "group.floe"
         scratch.remove(name)
         defer { scratch.remove(name) }
         let realm = try await RealmDogs.open(at: scratch.file(name), durability: .full)
+        // The committed bytes (the store the realm shares): a `.full` file also holds zeros
+        // written ahead of its commits, which the file's size on disk would count.
+        let store = try Store.open(path: scratch.file(name))
+        let sizes = CommittedSizes()
         let elapsed = try await Clocks.wallTime {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<tasks {
                     group.addTask {
                         for index in 0..<floeWritesPerTask {
                             let dog = RealmDog(index: task * floeWritesPerTask + index)
-                            try await realm.asyncWrite { realm in try realm.add(dog) }
+                            try await realm.asyncWrite { realm in
+                                sizes.record(store.fileSize)
+                                try realm.add(dog)
+                            }
                         }
                     }
                 }
@@ -49,7 +80,7 @@ enum GroupCommitWorkloads {
         }
         let stored = try await RealmDogs.count(in: realm)
         guard stored == tasks * floeWritesPerTask else { throw BenchmarkFailure("Floe holds \(stored) dogs after W8") }
-        return Double(stored) / (elapsed / 1e9)
+        return (Double(stored) / (elapsed / 1e9), sizes.meanAppended)
     }
 
     private static func peerRound(scratch: ScratchDirectory) async throws -> Double {
