@@ -323,6 +323,34 @@ import Testing
         }
     }
 
+    /// An object that was once referenced weakly keeps its counts in a side table from then on,
+    /// where strong references no longer change the word the fast check compares: after a
+    /// weak reference taken and dropped in the middle of a walk, objects kept strongly, unowned
+    /// or through a list later in the walk must still keep their rows.
+    @Test func objectsKeptAfterAWeakReferenceCameAndWentKeepTheirRows() async throws {
+        let realm = try await Self.makeLynxRealm()
+        try await realm.read { realm in
+            var kept: [LookupReuseTests.Lynx] = []
+            var lists: [(Int, List<Int>)] = []
+            var unowned: [(UnownedLynx, ObjectIdentifier)] = []
+            let weak = WeakLynx()
+            for lynx in realm.objects(LookupReuseTests.Lynx.self) {
+                #expect(!unowned.contains { $0.1 == ObjectIdentifier(lynx) }, "an object held unowned was re-pointed to \(lynx.id)")
+                if lynx.id % 100 == 50 {
+                    weak.lynx = lynx   // the walk's object gets a side table
+                    weak.lynx = nil
+                }
+                if lynx.id % 100 == 60 { kept.append(lynx) }
+                if lynx.id % 400 == 70 { unowned.append((UnownedLynx(lynx), ObjectIdentifier(lynx))) }
+                if lynx.id % 400 == 80 { lists.append((lynx.id, lynx.marks)) }
+            }
+            #expect(kept.map(\.id) == Array(stride(from: 60, to: Self.pets * 2, by: 100)))
+            #expect(kept.map(\.name) == stride(from: 60, to: Self.pets * 2, by: 100).map { "lynx\($0)" })
+            for (id, list) in lists { #expect(Array(list) == [id]) }
+            withExtendedLifetime(unowned) {}
+        }
+    }
+
     /// The same inside a write whose loop body writes every object in place: kept objects
     /// keep their rows and their written values, and the walk reaches every row once.
     @Test func objectsTakenInTheMiddleOfAWritingWalkKeepTheirRows() async throws {

@@ -131,14 +131,27 @@ public struct Results<Element: Object>: RandomAccessCollection {
             // Unretained: `previous` holds the object, and the object its binding.
             // An object without a binding is unmanaged: never re-pointed (`mayBeRepointed` says no).
             guard previous.unsafelyUnwrapped._floeBinding != nil else { return false }
+            // `approvedCounts` is 0 until words that can stand for an approval were taken.
             if ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped)) == approvedCounts,
                ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped)) == approvedBindingCounts,
-               ObjectBase.countsApproved(approvedCounts) {
+               approvedCounts != 0 {
                 return true
             }
+            return approvePrevious()
+        }
+
+        /// `mayBeRepointed` asked for `previous` (not nil, with a binding), and the words of its
+        /// approval kept for the next steps. Kept out of ``next()`` (specialized, not inlined):
+        /// the walk's common step then stays small enough to be inlined into the caller's loop.
+        @inlinable @inline(never)
+        mutating func approvePrevious() -> Bool {
             guard ObjectBase.mayBeRepointed(&previous!) else { return false }
-            approvedCounts = ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped))
-            approvedBindingCounts = ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped))
+            let counts = ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped))
+            let bindingCounts = ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped))
+            // Words in side-table form say nothing of later references: the next step asks again.
+            let approved = ObjectBase.countsApproved(counts) && ObjectBase.countsApproved(bindingCounts)
+            approvedCounts = approved ? counts : 0
+            approvedBindingCounts = approved ? bindingCounts : 0
             return true
         }
 
