@@ -261,4 +261,185 @@ import Testing
         #expect(owner.score == 2)
         #expect(ownerProperties.map(\.name) == ["score"])
     }
+
+    // MARK: Objects taken in the middle of a walk
+
+    /// `count` lynxes with ids 0, 2, 4, … (gaps for inserts), each named after its id and
+    /// marked with its id: more than four leaves.
+    static func makeLynxRealm(count: Int = pets) async throws -> Realm {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-lynx-\(UUID())"))
+        try await realm.write { realm in
+            for index in 0..<count {
+                let lynx = LookupReuseTests.Lynx()
+                lynx.id = index * 2
+                lynx.name = "lynx\(index * 2)"
+                lynx.marks.append(index * 2)
+                try realm.add(lynx)
+            }
+        }
+        return realm
+    }
+
+    final class WeakLynx: @unchecked Sendable {
+        weak var lynx: LookupReuseTests.Lynx?
+    }
+
+    final class UnownedLynx {
+        unowned let lynx: LookupReuseTests.Lynx
+        init(_ lynx: LookupReuseTests.Lynx) { self.lynx = lynx }
+    }
+
+    /// The walk re-points its one object from row to row only while nothing else refers to
+    /// it: an object the loop body keeps strongly, weakly or unowned, or whose list it keeps,
+    /// after the walk has re-pointed it for hundreds of rows (and in any leaf, at its first
+    /// and last rows), must keep its row, and the walk goes on with an object of its own.
+    @Test func objectsTakenInTheMiddleOfAWalkKeepTheirRows() async throws {
+        let realm = try await Self.makeLynxRealm()
+        let taken = [254, 256, 510, 512, 1_022, 1_024, 1_800, 2_398]   // rows 127, 128, 255, 256, 511, 512, 900 and the last
+        try await realm.read { realm in
+            var kept: [LookupReuseTests.Lynx] = []
+            var lists: [(Int, List<Int>)] = []
+            let weak = WeakLynx()
+            var unowned: [(UnownedLynx, ObjectIdentifier)] = []
+            var walked: [Int] = []
+            for lynx in realm.objects(LookupReuseTests.Lynx.self) {
+                walked.append(lynx.id)
+                #expect(lynx.name == "lynx\(lynx.id)")
+                #expect(!unowned.contains { $0.1 == ObjectIdentifier(lynx) }, "an object held unowned was re-pointed to \(lynx.id)")
+                if let held = weak.lynx { #expect(held.id == 600, "an object held weakly was re-pointed to \(held.id)") }
+                switch lynx.id {
+                case _ where taken.contains(lynx.id): kept.append(lynx)
+                case 600: weak.lynx = lynx
+                case 700, 1_400: unowned.append((UnownedLynx(lynx), ObjectIdentifier(lynx)))
+                case 900, 2_000: lists.append((lynx.id, lynx.marks))
+                default: break
+                }
+            }
+            #expect(walked == Array(stride(from: 0, to: Self.pets * 2, by: 2)))
+            #expect(kept.map(\.id) == taken)
+            #expect(kept.map(\.name) == taken.map { "lynx\($0)" })
+            for (id, list) in lists { #expect(Array(list) == [id]) }
+            withExtendedLifetime(unowned) {}
+        }
+    }
+
+    /// An object that was once referenced weakly keeps its counts in a side table from then on,
+    /// where strong references no longer change the word the fast check compares: after a
+    /// weak reference taken and dropped in the middle of a walk, objects kept strongly, unowned
+    /// or through a list later in the walk must still keep their rows.
+    @Test func objectsKeptAfterAWeakReferenceCameAndWentKeepTheirRows() async throws {
+        let realm = try await Self.makeLynxRealm()
+        try await realm.read { realm in
+            var kept: [LookupReuseTests.Lynx] = []
+            var lists: [(Int, List<Int>)] = []
+            var unowned: [(UnownedLynx, ObjectIdentifier)] = []
+            let weak = WeakLynx()
+            for lynx in realm.objects(LookupReuseTests.Lynx.self) {
+                #expect(!unowned.contains { $0.1 == ObjectIdentifier(lynx) }, "an object held unowned was re-pointed to \(lynx.id)")
+                if lynx.id % 100 == 50 {
+                    weak.lynx = lynx   // the walk's object gets a side table
+                    weak.lynx = nil
+                }
+                if lynx.id % 100 == 60 { kept.append(lynx) }
+                if lynx.id % 400 == 70 { unowned.append((UnownedLynx(lynx), ObjectIdentifier(lynx))) }
+                if lynx.id % 400 == 80 { lists.append((lynx.id, lynx.marks)) }
+            }
+            #expect(kept.map(\.id) == Array(stride(from: 60, to: Self.pets * 2, by: 100)))
+            #expect(kept.map(\.name) == stride(from: 60, to: Self.pets * 2, by: 100).map { "lynx\($0)" })
+            for (id, list) in lists { #expect(Array(list) == [id]) }
+            withExtendedLifetime(unowned) {}
+        }
+    }
+
+    /// The same inside a write whose loop body writes every object in place: kept objects
+    /// keep their rows and their written values, and the walk reaches every row once.
+    @Test func objectsTakenInTheMiddleOfAWritingWalkKeepTheirRows() async throws {
+        let realm = try await Self.makeRealm()
+        let (kept, ages) = try await realm.write { realm in
+            var kept: [Pet] = []
+            for pet in realm.objects(Pet.self) {
+                pet.age += 1_000
+                if [255, 256, 511, 512, 700].contains(pet.id) { kept.append(pet) }
+                pet.age += 1_000
+            }
+            return (kept.map { "\($0.id):\($0.age)" }, realm.objects(Pet.self).map(\.age))
+        }
+        #expect(kept == [255, 256, 511, 512, 700].map { "\($0):\($0 % 20 + 2_000)" })
+        #expect(ages == (0..<Self.pets).map { $0 % 20 + 2_000 })
+    }
+
+    /// A write in the loop body that moves rows of the leaf being walked (an insert between
+    /// its rows, then a delete of a row behind): the walk goes on over the rows it started
+    /// with, each object reads and writes its own row, and no value lands in another row.
+    @Test func aWriteThatMovesRowsInTheMiddleOfAWalkMovesNoValue() async throws {
+        let realm = try await Self.makeLynxRealm()
+        let walked = try await realm.write { realm in
+            var walked: [Int] = []
+            for lynx in realm.objects(LookupReuseTests.Lynx.self) {
+                walked.append(lynx.id)
+                lynx.name = "walked\(lynx.id)"
+                #expect(lynx.name == "walked\(lynx.id)")
+                if lynx.id == 100 {
+                    // Odd ids between the rows ahead in this leaf: the rows after 100 move.
+                    for id in stride(from: 101, through: 201, by: 2) {
+                        let inserted = LookupReuseTests.Lynx()
+                        inserted.id = id
+                        inserted.name = "inserted\(id)"
+                        try realm.add(inserted)
+                    }
+                }
+                if lynx.id == 300 { try realm.delete(realm.object(ofType: LookupReuseTests.Lynx.self, forPrimaryKey: 298)!) }
+            }
+            return walked
+        }
+        #expect(walked == Array(stride(from: 0, to: Self.pets * 2, by: 2)))
+        let names = try await realm.read { realm in
+            Dictionary(uniqueKeysWithValues: realm.objects(LookupReuseTests.Lynx.self).map { ($0.id, $0.name) })
+        }
+        var expected = Dictionary(uniqueKeysWithValues: stride(from: 0, to: Self.pets * 2, by: 2).map { ($0, "walked\($0)") })
+        expected[298] = nil
+        for id in stride(from: 101, through: 201, by: 2) { expected[id] = "inserted\(id)" }
+        #expect(names == expected)
+    }
+
+    /// Two walks of one results at once, and a walk left early and begun again: each
+    /// iterator re-points only its own object.
+    @Test func nestedAndRestartedWalksEachKeepTheirOwnObject() async throws {
+        let realm = try await Self.makeLynxRealm()
+        try await realm.read { realm in
+            let lynxes = realm.objects(LookupReuseTests.Lynx.self)
+            var pairs = 0
+            for outer in lynxes where outer.id % 400 == 0 {
+                for inner in lynxes {
+                    if inner.id > 20 { break }
+                    #expect(inner.name == "lynx\(inner.id)")
+                    pairs += 1
+                }
+                #expect(outer.name == "lynx\(outer.id)")
+            }
+            #expect(pairs == 6 * 11)
+            var sum = 0
+            for lynx in lynxes { sum += lynx.id }
+            #expect(sum == stride(from: 0, to: Self.pets * 2, by: 2).reduce(0, +))
+        }
+    }
+
+    /// A rolled-back walk of writes leaves every value, and a walk right after it reads them.
+    @Test func aWalkAfterARolledBackWritingWalkReadsTheValuesBeforeIt() async throws {
+        struct Abandon: Error {}
+        let realm = try await Self.makeRealm()
+        await #expect(throws: Abandon.self) {
+            try await realm.write { realm in
+                for pet in realm.objects(Pet.self) { pet.age += 7 }
+                throw Abandon()
+            }
+        }
+        let (sum, ages) = try await realm.read { realm in
+            var sum = 0
+            for pet in realm.objects(Pet.self) { sum += pet.age }
+            return (sum, realm.objects(Pet.self).map(\.age))
+        }
+        #expect(sum == (0..<Self.pets).reduce(0) { $0 + $1 % 20 })
+        #expect(ages == (0..<Self.pets).map { $0 % 20 })
+    }
 }

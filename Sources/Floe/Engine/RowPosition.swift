@@ -103,12 +103,20 @@ struct RowPosition {
     /// leaf (``successor(holding:in:)`` in place: the leaf's reference count is not touched).
     @inline(__always)
     mutating func moveToSuccessor(holding key: Int64, in transaction: WriteTransaction) -> Bool {
-        guard group == transaction.group.serial, rowLayoutCount == transaction.rowLayoutCount, leaf.isMutable,
-              row + 1 < leaf.keys.count, leaf.keys[row + 1] == key else { return false }
-        row += 1
+        moveToSuccessor(holding: key, in: WriteRows(transaction))
+    }
+
+    /// ``moveToSuccessor(holding:in:)`` given what it compares of the transaction.
+    @inline(__always)
+    mutating func moveToSuccessor(holding key: Int64, in writing: WriteRows) -> Bool {
+        let next = row + 1
+        // The keys are read in a closure that only reads them: no retain of the array.
+        guard group == writing.group, rowLayoutCount == writing.rowLayoutCount, leaf.isMutable,
+              leaf.keys.withUnsafeBufferPointer({ next < $0.count && $0[next] == key }) else { return false }
+        row = next
         self.key = key
-        mutationCount = transaction.mutationCount
-        epoch = transaction.positionEpoch
+        mutationCount = writing.mutationCount
+        epoch = writing.epoch
         return true
     }
 
@@ -193,6 +201,24 @@ struct RowPosition {
         }
         // The leaf, which this position holds, holds the reference.
         return reference?._withUnsafeGuaranteedRef { $0.unretainedResidentNode }
+    }
+}
+
+/// What a step of a walk inside a write compares a row's position with, read from the open
+/// transaction once per step (its root's serial, row layout, mutation count and read epoch):
+/// a plain value, so nothing retains the transaction on the way.
+struct WriteRows {
+    let group: UInt64
+    let rowLayoutCount: Int
+    let mutationCount: Int
+    let epoch: UInt64
+
+    @inline(__always)
+    init(_ transaction: WriteTransaction) {
+        group = transaction.group.serial
+        rowLayoutCount = transaction.rowLayoutCount
+        mutationCount = transaction.mutationCount
+        epoch = transaction.positionEpoch
     }
 }
 

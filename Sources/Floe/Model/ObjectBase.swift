@@ -64,6 +64,37 @@ extension ObjectBase {
         isKnownUniquelyReferenced(&object) && isKnownUniquelyReferenced(&object._floeBinding)
             && _getWeakRetainCount(object) <= 1 && _getUnownedRetainCount(object) <= 1
     }
+
+    /// The reference counts of `object` as one word: the word after its type pointer, where
+    /// the Swift runtime keeps an object's strong and unowned counts inline, until the first
+    /// weak reference to it (or a count too large for the word) moves them to a side table; the
+    /// word then holds the side table's address with its top bit set, and never goes back.
+    /// Two equal words with the top bit clear therefore mean equal inline counts and no weak
+    /// reference: an object whose word equals the word of an object ``mayBeRepointed(_:)``
+    /// approved (taken right then) may be re-pointed as well, with one load and one compare
+    /// instead of four runtime calls. A word with the top bit set says nothing (a side table's
+    /// counts change without changing it) and is never approved (``countsApproved(_:)``).
+    ///
+    /// On a platform whose objects do not have that word (not 64-bit) it reads as 0, which is
+    /// never approved either: every step asks ``mayBeRepointed(_:)``.
+    ///
+    /// ```swift
+    /// let approved = ObjectBase.referenceCounts(of: .passUnretained(object))   // right after mayBeRepointed
+    /// ```
+    @usableFromInline @inline(__always)
+    static func referenceCounts<T: AnyObject>(of object: Unmanaged<T>) -> UInt64 {
+        #if _pointerBitWidth(_64)
+        UnsafeRawPointer(object.toOpaque()).load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt64.self)
+        #else
+        0
+        #endif
+    }
+
+    /// Whether counts taken by ``referenceCounts(of:)`` can stand for an approval: inline counts
+    /// (the top bit, which marks a side table or an immortal object, clear), and not 0 (the
+    /// value where the word is not read, and no live object's word).
+    @usableFromInline @inline(__always)
+    static func countsApproved(_ counts: UInt64) -> Bool { counts != 0 && counts & (1 << 63) == 0 }
 }
 
 /// A top-level model class, stored in its own table named after the class.

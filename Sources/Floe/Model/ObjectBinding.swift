@@ -130,13 +130,19 @@ final class ObjectBinding {
     /// this object's last write; a position is built only when neither holds.
     @inline(__always)
     func repoint(toRowOf cursor: borrowing RowCursor, in transaction: WriteTransaction?) {
+        repoint(toRowOf: cursor, writing: transaction.map(WriteRows.init))
+    }
+
+    /// ``repoint(toRowOf:in:)`` given what it compares of the open transaction (nil: none open).
+    @inline(__always)
+    func repoint(toRowOf cursor: borrowing RowCursor, writing: WriteRows?) {
         if position != nil {
             if cursor.move(&position!) {
                 key = position!.key
                 stamp = position!.epoch
                 return
             }
-            if let transaction, let next = cursor.key, position!.moveToSuccessor(holding: next, in: transaction) {
+            if let writing, let next = cursor.key, position!.moveToSuccessor(holding: next, in: writing) {
                 key = next
                 stamp = position!.epoch
                 return
@@ -148,11 +154,12 @@ final class ObjectBinding {
         stamp = found.epoch
     }
 
-    /// ``repoint(toRowOf:in:)`` on `binding`, reached unretained (the caller's object holds
-    /// it). Not generic, so the step is compiled once, inlined here, rather than as a closure
-    /// called from the iterator's unspecialized generic code.
-    static func repoint(_ binding: Unmanaged<ObjectBinding>, toRowOf cursor: borrowing RowCursor, in transaction: WriteTransaction?) {
-        binding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: cursor, in: transaction) }
+    /// ``repoint(toRowOf:writing:)`` on `binding`, reached unretained (the caller's object holds
+    /// it), inside a write. Not generic, so the step is compiled once, inlined here, rather
+    /// than as a closure called from the iterator's unspecialized generic code; the
+    /// transaction's part is passed as values, so nothing retains it.
+    static func repoint(_ binding: Unmanaged<ObjectBinding>, toRowOf cursor: borrowing RowCursor, writing: WriteRows) {
+        binding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: cursor, writing: writing) }
     }
 
     /// A one-word value of `type` from the trusted row, read in place (nil: take the checked read).

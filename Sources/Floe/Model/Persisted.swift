@@ -101,8 +101,10 @@ public struct Persisted<Value: _Persistable> {
         set {
             let column = object[keyPath: storageKeyPath].column
             if column >= 0 {
-                unowned(unsafe) let binding = object._floeBinding!
-                binding.write(newValue, column: column)
+                // Unretained, as in the getter: the object holds its binding for the write.
+                Unmanaged.passUnretained(object._floeBinding!)._withUnsafeGuaranteedRef { binding in
+                    binding.write(newValue, column: column)
+                }
             } else {
                 object[keyPath: storageKeyPath].value = newValue
             }

@@ -84,6 +84,12 @@ public struct Results<Element: Object>: RandomAccessCollection {
         /// The object handed out last. When nothing else holds it any more (the loop body let
         /// it go), the next step re-points it at the next object instead of allocating one.
         @usableFromInline var previous: Element?
+        /// The reference counts (``ObjectBase/referenceCounts(of:)``) of `previous` and of its
+        /// binding when ``ObjectBase/mayBeRepointed(_:)`` last approved re-pointing them (0:
+        /// never). While both still read the same, nothing has taken a reference to either since
+        /// (the loop body let the object go), and the next step re-points it without asking again.
+        @usableFromInline var approvedCounts: UInt64 = 0
+        @usableFromInline var approvedBindingCounts: UInt64 = 0
         /// For queried results: the matching keys, in order, walked instead of the leaves.
         var keys: [Int64]?
         var keyIndex = 0
@@ -104,7 +110,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         @inlinable
         public mutating func next() -> Element? {
             // The object and its binding both unshared, strongly or weakly (see `mayBeRepointed`).
-            let reusable = previous != nil && ObjectBase.mayBeRepointed(&previous!)
+            let reusable = previous != nil && mayRepointPrevious()
             if reusable, walksRows {
                 // The walk's common step: the object is re-pointed where it is kept.
                 // Unretained: `previous` holds its binding (a strong copy would retain it per step).
@@ -118,6 +124,37 @@ public struct Results<Element: Object>: RandomAccessCollection {
             return previous
         }
 
+        /// Whether `previous` (not nil) may be re-pointed: its counts and its binding's are those
+        /// `mayBeRepointed` approved last (one load and compare each), or it approves them now.
+        @inlinable @inline(__always)
+        mutating func mayRepointPrevious() -> Bool {
+            // Unretained: `previous` holds the object, and the object its binding.
+            // An object without a binding is unmanaged: never re-pointed (`mayBeRepointed` says no).
+            guard previous.unsafelyUnwrapped._floeBinding != nil else { return false }
+            // `approvedCounts` is 0 until words that can stand for an approval were taken.
+            if ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped)) == approvedCounts,
+               ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped)) == approvedBindingCounts,
+               approvedCounts != 0 {
+                return true
+            }
+            return approvePrevious()
+        }
+
+        /// `mayBeRepointed` asked for `previous` (not nil, with a binding), and the words of its
+        /// approval kept for the next steps. Kept out of ``next()`` (specialized, not inlined):
+        /// the walk's common step then stays small enough to be inlined into the caller's loop.
+        @inlinable @inline(never)
+        mutating func approvePrevious() -> Bool {
+            guard ObjectBase.mayBeRepointed(&previous!) else { return false }
+            let counts = ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped))
+            let bindingCounts = ObjectBase.referenceCounts(of: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped))
+            // Words in side-table form say nothing of later references: the next step asks again.
+            let approved = ObjectBase.countsApproved(counts) && ObjectBase.countsApproved(bindingCounts)
+            approvedCounts = approved ? counts : 0
+            approvedBindingCounts = approved ? bindingCounts : 0
+            return true
+        }
+
         /// Whether the walk steps through the leaves (not through queried keys).
         @usableFromInline var walksRows: Bool { keys == nil }
 
@@ -125,10 +162,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
         @usableFromInline
         mutating func step(repointing objectBinding: Unmanaged<ObjectBinding>) -> Bool {
             guard rows.step() != nil else { return false }
-            if let transaction = core.transaction {
+            if core.transaction != nil {
                 // In a write: the step may follow the row into the leaf the last write copied,
-                // which costs less in the non-generic helper than in a closure here.
-                ObjectBinding.repoint(objectBinding, toRowOf: rows, in: transaction)
+                // which costs less in the non-generic helper than in a closure here. What it
+                // compares of the transaction is read here as values: nothing retains it.
+                ObjectBinding.repoint(objectBinding, toRowOf: rows, writing: WriteRows(core.transaction.unsafelyUnwrapped))
             } else {
                 objectBinding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: rows, in: nil) }
             }
