@@ -53,8 +53,8 @@ import Testing
         let directory = TemporaryDirectory("group-commit-reclaim")
         let url = URL(fileURLWithPath: directory.file())
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
-        try await realm.asyncWrite { realm in realm.add(Entry()) }
-        weak var replaced = try realm.store.snapshot().group
+        try await realm.asyncWrite { realm in try realm.add(Entry()) }
+        weak let replaced = try realm.store.snapshot().group
         #expect(replaced != nil)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 1...20 {
