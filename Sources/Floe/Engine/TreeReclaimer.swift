@@ -18,28 +18,25 @@ import Dispatch
 final class TreeReclaimer {
     private static let queue = DispatchQueue(label: "floe.tree-reclaimer", qos: .utility)
 
-    /// The roots kept. The array is referenced by this box alone, so whoever empties it frees them.
-    private final class Batch: @unchecked Sendable {
-        // @unchecked: appended to by the writer, then emptied once by the queue after the
-        // hand-over (the queue's `async` orders the two).
-        var trees: [GroupNode] = []
-    }
-
-    private var batch = Batch()
+    /// The roots kept, referenced by this array alone (so whoever empties it frees them).
+    private var trees: [GroupNode] = []
 
     /// How many roots are kept.
-    var count: Int { batch.trees.count }
+    var count: Int { trees.count }
 
     /// Keeps `tree` alive until the next ``releaseInBackground()``.
     func keep(_ tree: GroupNode) {
-        batch.trees.append(tree)
+        trees.append(tree)
     }
 
     /// Frees every kept tree on the background queue (the last references to them are there).
     func releaseInBackground() {
-        guard !batch.trees.isEmpty else { return }
-        let handed = batch
-        batch = Batch()
-        Self.queue.async { handed.trees = [] }
+        guard !trees.isEmpty else { return }
+        // Moved into a lock, not just captured: the box then holds the only reference, and the
+        // lock orders this thread's writes to the nodes before their release on the queue in a
+        // way the thread sanitizer sees.
+        let handed = Locked<[GroupNode]>([])
+        handed.withLock { swap(&$0, &trees) }
+        Self.queue.async { handed.withLock { $0 = [] } }
     }
 }
