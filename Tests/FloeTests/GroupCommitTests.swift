@@ -46,6 +46,34 @@ import Testing
         #expect(try reopened.store.verify().isValid)
     }
 
+    /// The versions a turn of queued writes replaces are freed off the actor once the turn
+    /// ends: their pins go at once (the count of active versions is back to one), and their
+    /// trees do not outlive the hand-over.
+    @Test func versionsReplacedByQueuedWritesAreFreedAfterTheirTurn() async throws {
+        let directory = TemporaryDirectory("group-commit-reclaim")
+        let url = URL(fileURLWithPath: directory.file())
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
+        try await realm.asyncWrite { realm in try realm.add(Entry()) }
+        weak let replaced = try realm.store.snapshot().group
+        #expect(replaced != nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 1...20 {
+                group.addTask {
+                    try await realm.asyncWrite { realm in try realm.create(Entry.self, value: ["id": writer, "writer": writer]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(realm.store.activeVersionCount == 1)
+        var waited = 0
+        while replaced != nil, waited < 500 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            waited += 1
+        }
+        #expect(replaced == nil, "the root of a version replaced by queued writes is still alive")
+        #expect(try await realm.read { realm in realm.objects(Entry.self).count } == 21)
+    }
+
     /// Writes queued on the actor while a sync runs are run back to back, yet each is its own
     /// transaction: its own version, its own result, and a throw rolls back that write alone.
     @Test func queuedWritesEachCommitAndRollBackAlone() async throws {

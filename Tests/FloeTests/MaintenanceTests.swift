@@ -67,7 +67,9 @@ import Testing
 
     @Test func compactsAutomaticallyWhenDeadBytesDominate() throws {
         let directory = TemporaryDirectory()
-        let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none))
+        var options = StoreOptions(durability: .none)
+        options.automaticCompactionMinimumSize = 1 << 20
+        let store = try Store.open(path: directory.file(), options: options)
         let dogs = try Fixtures.makeDogs(in: store, count: 1000)
         var largest: UInt64 = 0
         for round in 0..<2000 {
@@ -81,6 +83,29 @@ import Testing
         #expect(store.fileSize <= 3 * live + (1 << 20))
         #expect(try store.snapshot().value(in: dogs, key: 999, column: 0) == .string("name 1999"))
         #expect(try store.verify().isValid)
+        store.close()
+    }
+
+    /// Below the minimum size (12 MiB unless set) a file is left to grow, however dead its
+    /// bytes: a compaction's fixed cost is not paid every few hundred commits of a small file.
+    @Test func smallFilesAreNotCompactedAutomatically() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none))
+        #expect(store.options.automaticCompactionMinimumSize == 12 << 20)
+        let dogs = try Fixtures.makeDogs(in: store, count: 1000)
+        var sizes: [UInt64] = []
+        for round in 0..<2000 {
+            let transaction = try store.beginWrite()
+            try transaction.setValue(.string("name \(round)"), in: dogs, key: Int64(round % 1000), column: 0)
+            try transaction.commit()
+            sizes.append(store.fileSize)
+        }
+        let live = store.fileSize - store.deadBytes
+        // The file only grew (a compaction would have shrunk it), past three times its live data.
+        #expect(zip(sizes, sizes.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(store.fileSize > 3 * live)
+        #expect(store.fileSize < 12 << 20)
+        #expect(try store.snapshot().value(in: dogs, key: 999, column: 0) == .string("name 1999"))
         store.close()
     }
 

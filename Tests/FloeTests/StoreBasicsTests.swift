@@ -41,4 +41,41 @@ import Testing
         try ClusterTree.checkInvariants(of: snapshot.tableNode(table).root, table: Self.dogSpec)
         reopened.close()
     }
+
+    /// A table's stored spec is encoded once and reused by later commits with its key counter
+    /// and row count patched in: each commit's counts, and each change of the spec, must still
+    /// reach the file.
+    @Test func tableImageFollowsCountsAndSpecChanges() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file()
+        var expected = Self.dogSpec
+        do {
+            let store = try Store.open(path: path, options: StoreOptions(durability: .none, compactsAutomatically: false))
+            var transaction = try store.beginWrite()
+            let dogs = try transaction.createTable(Self.dogSpec)
+            try transaction.commit()
+            for index in 0..<5 {
+                transaction = try store.beginWrite()
+                try transaction.insertObject(into: dogs, values: [.string("dog\(index)"), .int(Int64(index)), .null, .double(1)])
+                try transaction.commit()
+            }
+            transaction = try store.beginWrite()
+            try transaction.deleteObject(from: dogs, key: 0)
+            try transaction.renameColumn("color", to: "colour", in: dogs)
+            try transaction.commit()
+            expected.columns[2].name = "colour"
+            transaction = try store.beginWrite()
+            try transaction.insertObject(into: dogs, values: [.string("dog5"), .int(5), .string("brown"), .double(2)])
+            try transaction.commit()
+            store.close()
+        }
+        let reopened = try Store.open(path: path)
+        let snapshot = try reopened.snapshot()
+        let table = try snapshot.table(named: "Dog")
+        #expect(try snapshot.spec(of: table) == expected)
+        #expect(try snapshot.objectCount(in: table) == 5)
+        #expect(try snapshot.tableNode(table).nextKey == 6)
+        #expect(try snapshot.value(in: table, key: 5, column: 2) == .string("brown"))
+        reopened.close()
+    }
 }

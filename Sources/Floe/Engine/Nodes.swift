@@ -57,7 +57,9 @@ import Synchronization
 /// Payload: name, kind, next key, row count, then each column's spec.
 /// Children: `[cluster root or 0]`, then one search index root per column (0: no index, or empty).
 final class TableNode: TreeNode, @unchecked Sendable {
-    @exclusivity(unchecked) var spec: TableSpec
+    @exclusivity(unchecked) var spec: TableSpec {
+        didSet { specImage = nil }
+    }
     @exclusivity(unchecked) var nextKey: Int64
     @exclusivity(unchecked) var count: Int
     @exclusivity(unchecked) var root: NodeRef<ClusterNode>?
@@ -65,6 +67,12 @@ final class TableNode: TreeNode, @unchecked Sendable {
     @exclusivity(unchecked) var indexRoots: [NodeRef<ClusterNode>?]
     @exclusivity(unchecked) var isMutable: Bool
     var storedSize = 0
+    /// The payload as last encoded, with `nextKey` and `count` to be patched in at
+    /// `countersOffset` (right after the name and kind): a commit re-encoded the unchanged
+    /// spec of every table it touched. Carried across ``mutableCopy()``; dropped when the spec
+    /// changes. Set only by ``image()``, which runs with the writer's turn held (a commit, or
+    /// `writeCopy`), so it is never set from two threads at once.
+    private var specImage: (payload: [UInt8], countersOffset: Int)?
 
     init(spec: TableSpec, nextKey: Int64 = 0, count: Int = 0, root: NodeRef<ClusterNode>? = nil,
          indexRoots: [NodeRef<ClusterNode>?]? = nil, isMutable: Bool = true) {
@@ -115,9 +123,20 @@ final class TableNode: TreeNode, @unchecked Sendable {
     }
 
     func image() -> NodeImage {
+        let children = [root?.offset ?? 0] + indexRoots.map { $0?.offset ?? 0 }
+        if let (cached, at) = specImage {
+            var payload = cached
+            let (nextKey, count) = (nextKey, UInt64(count))
+            payload.withUnsafeMutableBytes { bytes in
+                bytes.storeBytes(of: nextKey.littleEndian, toByteOffset: at, as: Int64.self)
+                bytes.storeBytes(of: count.littleEndian, toByteOffset: at + 8, as: UInt64.self)
+            }
+            return NodeImage(kind: NodeKind.table.rawValue, children: children, payload: payload)
+        }
         var writer = ByteWriter(capacity: 64 + spec.columns.count * 32)
         writer.appendString(spec.name)
         writer.append(spec.kind.rawValue)
+        let countersOffset = writer.count
         writer.append(nextKey)
         writer.append(UInt64(count))
         writer.append(UInt32(spec.columns.count))
@@ -130,12 +149,15 @@ final class TableNode: TreeNode, @unchecked Sendable {
             writer.append(UInt8((column.isIndexed ? 1 : 0) | (column.isPrimaryKey ? 2 : 0)))
             writer.appendString(column.linkTarget ?? "")
         }
-        return NodeImage(kind: NodeKind.table.rawValue, children: [root?.offset ?? 0] + indexRoots.map { $0?.offset ?? 0 },
-                         payload: writer.takeBytes())
+        let payload = writer.takeBytes()
+        specImage = (payload, countersOffset)
+        return NodeImage(kind: NodeKind.table.rawValue, children: children, payload: payload)
     }
 
     func mutableCopy() -> TableNode {
-        TableNode(spec: spec, nextKey: nextKey, count: count, root: root, indexRoots: indexRoots, isMutable: true)
+        let copy = TableNode(spec: spec, nextKey: nextKey, count: count, root: root, indexRoots: indexRoots, isMutable: true)
+        copy.specImage = specImage
+        return copy
     }
 
     func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {

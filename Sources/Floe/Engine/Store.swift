@@ -386,7 +386,8 @@ import Synchronization
            file.deadBytes > 2 * (file.lastCommit?.liveBytes ?? 0) {
             // Dead bytes dominate: reclaim them now, while this writer still holds the turn. The
             // commit stands whatever happens here: a failed compaction leaves the file as it was,
-            // and the next commit tries again.
+            // and the next commit tries again. (The minimum size keeps small files from paying a
+            // compaction's fixed cost, its syncs and rename, every few hundred commits.)
             try? compactHoldingTurn()
         }
         return version

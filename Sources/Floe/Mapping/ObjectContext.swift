@@ -41,6 +41,10 @@ final class ObjectContext: ObjectSource {
     /// and the one used last; dropped when the write ends or the bindings are forgotten.
     @exclusivity(unchecked) var insertPlans: [ObjectIdentifier: InsertPlanEntry] = [:]
     @exclusivity(unchecked) var lastInsertPlan: InsertPlanEntry?
+    /// The trees of versions replaced by the commits of a turn of queued writes, freed off the
+    /// actor (``beginTurnOfWrites()``, ``endTurnOfWrites()``).
+    private let replacedTrees = TreeReclaimer()
+    private var isInTurnOfWrites = false
 
     init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
         self.store = store
@@ -101,8 +105,28 @@ final class ObjectContext: ObjectSource {
         lastLookup = nil
         forgetInsertPlans()
         let version = try transaction.commit(deferringSync: deferringSync)
+        if isInTurnOfWrites {
+            // The replaced version's tree is freed with the turn's others, off the actor.
+            replacedTrees.keep(snapshot.group)
+            if replacedTrees.count >= Self.replacedTreesPerRelease { replacedTrees.releaseInBackground() }
+        }
         snapshot = try store.snapshot()
         return version
+    }
+
+    /// How many replaced trees a turn of queued writes keeps before handing them off.
+    private static let replacedTreesPerRelease = 64
+
+    /// From here until ``endTurnOfWrites()``, the versions this context's commits replace are
+    /// not freed on its thread but handed off together (a turn of queued writes).
+    func beginTurnOfWrites() {
+        isInTurnOfWrites = true
+    }
+
+    /// Frees the trees the turn's commits replaced, off the actor.
+    func endTurnOfWrites() {
+        isInTurnOfWrites = false
+        replacedTrees.releaseInBackground()
     }
 
     func cancelWrite() {

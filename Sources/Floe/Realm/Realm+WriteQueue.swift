@@ -168,11 +168,14 @@ extension Realm {
             // The turn's writes commit back to back first, and only then wait for a sync: one
             // round then covers the whole turn (asking for each write's sync as it committed
             // woke the syncer per commit, and a slow commit then got a sync of its own).
+            // The versions they replace are freed off the actor, together, after the turn.
             var committed: [(write: any QueuedWrite, version: UInt64)] = []
+            core.beginTurnOfWrites()
             for write in writes {
                 if let version = write.run(in: core, access: access) { committed.append((write, version)) }
             }
             for (write, version) in committed { write.awaitDurability(of: version, in: store) }
+            core.endTurnOfWrites()
             writes = writeQueue.next()
             if !writes.isEmpty { await Task.yield() }
         }
