@@ -26,6 +26,10 @@ final class WriteQueue: Sendable {
         }
     }
 
+    /// Whether no write waits in the queue (a drain's turn that ends with this has no one
+    /// behind it to commit while its sync runs).
+    var isEmpty: Bool { state.withLock { $0.writes.isEmpty } }
+
     /// The next writes to run, oldest first; none when the queue is empty, which ends the drain.
     func next() -> ArraySlice<any QueuedWrite> {
         state.withLock { state in
@@ -49,6 +53,9 @@ protocol QueuedWrite: AnyObject, Sendable {
     func run(in core: ObjectContext, access: _RealmAccess) -> UInt64?
     /// Gives the writer its outcome once `version` (which ``run(in:access:)`` answered) is durable.
     func awaitDurability(of version: UInt64, in store: Store)
+    /// Gives the writer its outcome now: its commit is durable (`failure` nil), or the sync
+    /// that was to cover it failed.
+    func acknowledge(failure: FloeError?)
 }
 
 /// A queued write returning `Value`, and its writer's wait for the outcome.
@@ -101,6 +108,12 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
         }
     }
 
+    func acknowledge(failure: FloeError?) {
+        guard let result = committed else { return }
+        committed = nil
+        finish(failure.map { .failure($0) } ?? .success(result))
+    }
+
     @inline(never)
     private func attempt(in core: ObjectContext, access: _RealmAccess) -> Result<(Value, UInt64), any Error> {
         guard let block else { return .failure(CancellationError()) }
@@ -132,7 +145,9 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
 
     /// The write's result once it is durable, or its error.
     func outcome() async throws -> Value {
-        try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
+        // Already there when the writer drained the queue itself and its turn synced inline.
+        if let outcome = state.withLock({ $0.outcome }) { return try outcome.get() }
+        return try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
             let outcome = state.withLock { state -> Result<Value, any Error>? in
                 if let outcome = state.outcome { return outcome }
                 state.writer = writer
@@ -172,9 +187,23 @@ extension Realm {
             for write in writes {
                 if let version = write.run(in: core, access: access) { committed.append((write, version)) }
             }
-            for (write, version) in committed { write.awaitDurability(of: version, in: store) }
+            acknowledge(committed)
             writes = writeQueue.next()
             if !writes.isEmpty { await Task.yield() }
         }
+    }
+
+    /// Gives a turn's committed writes their outcomes once their commits are durable. With no
+    /// write queued behind the turn and no sync round to share, the sync runs here, on the
+    /// actor: handing it to the syncer thread and being woken by it would cost a lone writer
+    /// two thread wake-ups. Otherwise the turn waits for a shared round, and the drain goes on
+    /// committing the queued writes meanwhile.
+    private func acknowledge(_ committed: [(write: any QueuedWrite, version: UInt64)]) {
+        guard let newest = committed.last?.version else { return }
+        if writeQueue.isEmpty, let outcome = store.syncIfAlone(upTo: newest) {
+            for (write, _) in committed { write.acknowledge(failure: outcome) }
+            return
+        }
+        for (write, version) in committed { write.awaitDurability(of: version, in: store) }
     }
 }
