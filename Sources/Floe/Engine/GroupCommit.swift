@@ -11,8 +11,8 @@ import Foundation
 ///
 /// A writer with nobody to share a round with (no round under way, nobody waiting) syncs on
 /// its own thread instead (``syncIfAlone(upTo:)``): handing the sync to the syncer thread and
-/// being resumed by it costs two thread wake-ups, a third of a lone durable write's time on
-/// a fast disk.
+/// being resumed by it costs two thread wake-ups per write, which a lone writer (one awaited
+/// write after another) pays on every write for nothing.
 ///
 /// ```swift
 /// let version = try transaction.commit(deferringSync: true)
