@@ -9,6 +9,9 @@ final class WriteQueue: Sendable {
     private struct State {
         var writes: [any QueuedWrite] = []
         var isDraining = false
+        /// Writers between the start of their awaited write and its return: queued, running,
+        /// waiting for their sync, or resumed but not yet returned.
+        var writers = 0
     }
 
     private let state = Locked(State())
@@ -26,9 +29,16 @@ final class WriteQueue: Sendable {
         }
     }
 
-    /// Whether no write waits in the queue (a drain's turn that ends with this has no one
-    /// behind it to commit while its sync runs).
-    var isEmpty: Bool { state.withLock { $0.writes.isEmpty } }
+    /// Counts a writer in, from the start of its awaited write to its return.
+    func enter() { state.withLock { $0.writers += 1 } }
+    func leave() { state.withLock { $0.writers -= 1 } }
+
+    /// Whether the writers of a turn of `count` writes are all there are: nothing queued
+    /// behind the turn, and no other writer on its way (one just resumed by a sync round,
+    /// about to queue its next write, could share the turn's sync).
+    func isAlone(turnOf count: Int) -> Bool {
+        state.withLock { $0.writes.isEmpty && $0.writers <= count }
+    }
 
     /// The next writes to run, oldest first; none when the queue is empty, which ends the drain.
     func next() -> ArraySlice<any QueuedWrite> {
@@ -164,6 +174,8 @@ extension Realm {
     /// lets go of it before this writer gets its outcome.
     nonisolated func queuedWrite<Value: Sendable>(_ block: sending (borrowing Transaction) throws -> Value) async throws -> Value {
         try Task.checkCancellation()
+        writeQueue.enter()
+        defer { writeQueue.leave() }
         return try await withoutActuallyEscaping(block) { block in
             let write = TypedQueuedWrite(block)
             return try await withTaskCancellationHandler {
@@ -194,13 +206,16 @@ extension Realm {
     }
 
     /// Gives a turn's committed writes their outcomes once their commits are durable. With no
-    /// write queued behind the turn and no sync round to share, the sync runs here, on the
-    /// actor: handing it to the syncer thread and being woken by it would cost a lone writer
-    /// two thread wake-ups. Otherwise the turn waits for a shared round, and the drain goes on
-    /// committing the queued writes meanwhile.
+    /// other writer about (nothing queued behind the turn, no writer outside it on its way, no
+    /// sync round under way or awaited), the sync runs here, on the actor: handing it to the
+    /// syncer thread and being woken by it would cost a lone writer two thread wake-ups.
+    /// Otherwise the turn waits for a shared round, and the drain goes on committing the
+    /// queued writes meanwhile. (Counting the writers on their way matters: with many writers
+    /// resumed together by a round but slow to run again, a turn would otherwise find the
+    /// queue empty each time and sync alone, one round per write.)
     private func acknowledge(_ committed: [(write: any QueuedWrite, version: UInt64)]) {
         guard let newest = committed.last?.version else { return }
-        if writeQueue.isEmpty, let outcome = store.syncIfAlone(upTo: newest) {
+        if writeQueue.isAlone(turnOf: committed.count), let outcome = store.syncIfAlone(upTo: newest) {
             for (write, _) in committed { write.acknowledge(failure: outcome) }
             return
         }
