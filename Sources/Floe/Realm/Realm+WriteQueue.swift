@@ -156,7 +156,14 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
     /// The write's result once it is durable, or its error.
     func outcome() async throws -> Value {
         // Already there when the writer drained the queue itself and its turn synced inline.
-        if let outcome = state.withLock({ $0.outcome }) { return try outcome.get() }
+        // The writer then yields once: it never suspended for its write (the hops onto the
+        // actor and back can run on the same thread), and a task writing in a loop would
+        // otherwise keep its thread from every other task, the writers that could have shared
+        // its syncs included.
+        if let outcome = state.withLock({ $0.outcome }) {
+            await Task.yield()
+            return try outcome.get()
+        }
         return try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
             let outcome = state.withLock { state -> Result<Value, any Error>? in
                 if let outcome = state.outcome { return outcome }
