@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Makes deferred commits durable in groups: the writes queued together share one `fdatasync`.
 ///
@@ -38,12 +37,6 @@ final class GroupCommit: @unchecked Sendable {
     private let condition = NSCondition()
     /// What a round syncs: the newest appended version and the file it lives in.
     private let target: @Sendable () -> (version: UInt64, file: StorageFile?)
-    /// Whether an inline round (``syncIfAlone(upTo:)``) is under way in the process. One at a
-    /// time: each blocks a thread of the concurrency pool (two threads on a 2-core machine)
-    /// for an `fdatasync`, so a second lone writer meanwhile hands its sync to its syncer
-    /// thread instead of taking the pool's last thread (on a slow disk, several at once
-    /// starved every other task of the process).
-    private static let inlineRoundUnderWay = Atomic<Bool>(false)
     /// How long the syncer thread waits for new writers before it ends (a writer that comes
     /// back within it pays no thread start).
     static let idleTimeout: TimeInterval = 0.2
@@ -151,9 +144,6 @@ final class GroupCommit: @unchecked Sendable {
             if let failureRecorded { return .settled(failureRecorded) }
             if version <= durableVersion { return .settled(nil) }
             if isSyncing || !waiters.isEmpty { return .shared }
-            guard Self.inlineRoundUnderWay.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-                return .shared
-            }
             isSyncing = true
             return .claimed
         }
@@ -163,7 +153,6 @@ final class GroupCommit: @unchecked Sendable {
         case .claimed: break
         }
         let (synced, failure) = syncRound()
-        Self.inlineRoundUnderWay.store(false, ordering: .releasing)
         let (resumed, failed, startSyncer) = locked { () -> ([Waiter], [Waiter], Bool) in
             isSyncing = false
             roundCount += 1
