@@ -131,182 +131,15 @@ import Testing
         #expect(realm.store.groupCommit.rounds == 0)
     }
 
-    /// A lone writer (each write awaited before the next, nobody else writing) syncs on the
-    /// realm's actor: every write gets a round of its own, run inline, none by the syncer.
-    @Test func loneWriterSyncsInline() async throws {
-        let directory = TemporaryDirectory("group-commit-lone")
-        let url = URL(fileURLWithPath: directory.file("loneinline-entries.floe"))
-        let writes = 20
-        FaultInjection.count(pathContains: "loneinline-")
-        defer { FaultInjection.remove(pathContains: "loneinline-") }
-        do {
-            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
-            let syncsBefore = FaultInjection.operations(pathContains: "loneinline-").filter { $0 == .sync }.count
-            for id in 0..<writes {
-                let returned = try await realm.write { realm in
-                    _ = try realm.create(Entry.self, value: ["id": id])
-                    return id
-                }
-                #expect(returned == id)
-                // Acknowledged: its commit is durable already, with no round left to wait for.
-                #expect(realm.store.groupCommit.inlineRounds == id + 1)
-            }
-            #expect(realm.store.groupCommit.rounds == writes)
-            #expect(realm.store.groupCommit.inlineRounds == writes)
-            // One fdatasync per write, each made before its write returned.
-            let syncs = FaultInjection.operations(pathContains: "loneinline-").filter { $0 == .sync }.count - syncsBefore
-            #expect(syncs == writes)
-        }
-        let reopened = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
-        #expect(try await reopened.read { realm in realm.objects(Entry.self).count } == writes)
-    }
-
-    /// A lone writer's sync that fails fails its write, and every later write and wait: the
-    /// commit's bytes may or may not be on the disk.
-    @Test func failedInlineSyncFailsTheWriteAndEveryLaterOne() async throws {
-        let directory = TemporaryDirectory("group-commit-lone-fail")
-        let url = URL(fileURLWithPath: directory.file("lonefail-entries.floe"))
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
-        try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 1]) }
-        // The third sync from here fails: the writes before it succeed, each with its own sync.
-        FaultInjection.install(.init(pathContains: "lonefail-", failing: 2, with: .error(EIO), kinds: [.sync]))
-        defer { FaultInjection.remove(pathContains: "lonefail-") }
-        for id in 2...3 { try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id]) } }
-        let failed = await #expect(throws: FloeError.self) {
-            try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 4]) }
-        }
-        guard case .io(_, "fsync", EIO) = failed else {
-            Issue.record("the write failed with \(String(describing: failed)), not its sync's EIO")
-            return
-        }
-        // Four writes, each synced inline: the one before the fault, two that synced, one that failed.
-        #expect(realm.store.groupCommit.inlineRounds == 4)
-        let later = await #expect(throws: FloeError.self) {
-            try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 5]) }
-        }
-        #expect(later == failed)
-        let wait = await #expect(throws: FloeError.self) { try await realm.store.waitUntilDurable(realm.store.currentVersion + 1) }
-        #expect(wait == failed)
-        #expect(realm.store.groupCommit.rounds == 4, "no round ran after the failed one")
-    }
-
-    /// A writer that began alone (syncing inline) and is joined by others mid-way: the writes
-    /// queued together while a sync runs still share rounds, and all of them land.
-    @Test func loneWriterJoinedByOthersStillGroups() async throws {
-        let directory = TemporaryDirectory("group-commit-joined")
-        let url = URL(fileURLWithPath: directory.file("lonejoined-entries.floe"))
-        FaultInjection.slowDown(.sync, by: 20_000, pathContains: "lonejoined-")
-        defer { FaultInjection.remove(pathContains: "lonejoined-") }
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
-        let alone = 5, joining = 20, perJoiner = 5, loneTotal = 40
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for id in 0..<alone { try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id]) } }
-            #expect(realm.store.groupCommit.inlineRounds == alone)
-            group.addTask {
-                for id in alone..<loneTotal { try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id]) } }
-            }
-            for joiner in 0..<joining {
-                group.addTask {
-                    for index in 0..<perJoiner {
-                        let id = 1_000 + joiner * perJoiner + index
-                        try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id, "writer": joiner + 1]) }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let writes = loneTotal + joining * perJoiner
-        let rounds = realm.store.groupCommit.rounds
-        #expect(rounds < writes / 2, "\(rounds) syncs for \(writes) writes")
-        #expect(try await realm.read { realm in realm.objects(Entry.self).count } == writes)
-    }
-
-    /// A write awaited from inside another realm's actor (here each of two realms on one file
-    /// awaits writes to the other, many at once): a sync run inline on one actor never waits
-    /// for the other, so all of them finish.
-    @Test func writesAwaitedFromInsideAnotherRealmsActorFinish() async throws {
-        let directory = TemporaryDirectory("group-commit-nested")
-        let url = URL(fileURLWithPath: directory.file("lonenested-entries.floe"))
-        let configuration = Realm.Configuration(fileURL: url, objectTypes: [Entry.self])
-        let first = try await Realm(configuration: configuration)
-        let second = try await Realm(configuration: configuration)
-        let perSide = 50
-        let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await withThrowingTaskGroup(of: Void.self) { writers in
-                    writers.addTask { try await first.writeEntries(into: second, ids: 0..<perSide) }
-                    writers.addTask { try await second.writeEntries(into: first, ids: perSide..<(2 * perSide)) }
-                    writers.addTask { try await first.writeEntries(into: first, ids: (2 * perSide)..<(3 * perSide)) }
-                    try await writers.waitForAll()
-                }
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(60))
-                return false
-            }
-            let first = try await group.next()!
-            group.cancelAll()
-            return first
-        }
-        #expect(finished, "writes awaited from inside another realm's actor did not finish within a minute")
-        #expect(try await first.read { realm in realm.objects(Entry.self).count } == 3 * perSide)
-    }
-
-    /// A cancelled lone write either rolls back (cancelled before it committed) or lands and is
-    /// durable (cancelled after): never both, never half; and the writes after it go on inline.
-    @Test func cancelledLoneWritesRollBackOrLand() async throws {
-        let directory = TemporaryDirectory("group-commit-cancel")
-        let url = URL(fileURLWithPath: directory.file("lonecancel-entries.floe"))
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
-        var landed: Set<Int> = []
-        for id in 0..<40 {
-            let task = Task {
-                try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id]) }
-            }
-            // Cancelled at varying points: before the write queued, while it ran, after it synced.
-            if id % 4 == 0 { task.cancel() } else if id % 4 == 1 { await Task.yield(); task.cancel() }
-            do {
-                try await task.value
-                landed.insert(id)
-            } catch is CancellationError {
-            }
-        }
-        let cancelledBeforeStart = Task {
-            withUnsafeCurrentTask { $0?.cancel() }
-            return try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 100]) }
-        }
-        await #expect(throws: CancellationError.self) { try await cancelledBeforeStart.value }
-        try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 101]) }
-        landed.insert(101)
-        #expect(landed.count >= 21, "the uncancelled writes landed")
-        let stored = Set(try await realm.read { realm in realm.objects(Entry.self).map(\.id) })
-        #expect(stored == landed)
-        // Every landed write was acknowledged after its own inline round: none is left waiting.
-        #expect(realm.store.groupCommit.rounds == realm.store.groupCommit.inlineRounds)
-        let reopened = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
-        #expect(Set(try await reopened.read { realm in realm.objects(Entry.self).map(\.id) }) == stored)
-    }
-
     /// A writer process runs 8 tasks of awaited writes and prints each id once its write
     /// returned; killed at a random moment, every acknowledged id must be in the reopened file.
     @Test func killedGroupCommitterLosesNoAcknowledgedWrite() async throws {
-        try await killedWritersLoseNoAcknowledgedWrite(writers: 8, directoryName: "group-crash")
-    }
-
-    /// The same with one writer: each of its writes is synced inline on the realm's actor
-    /// (``loneWriterSyncsInline()``) and acknowledged only after that sync returned.
-    @Test func killedLoneWriterLosesNoAcknowledgedWrite() async throws {
-        try await killedWritersLoseNoAcknowledgedWrite(writers: 1, directoryName: "lone-crash")
-    }
-
-    private func killedWritersLoseNoAcknowledgedWrite(writers: Int, directoryName: String) async throws {
-        let directory = TemporaryDirectory(directoryName)
+        let directory = TemporaryDirectory("group-crash")
         let path = directory.file()
         var random = SystemRandomNumberGenerator()
         var acknowledgedTotal = 0
         for kill in 0..<25 {
-            let child = try CrashChildProcess(["group", path, String(writers)])
+            let child = try CrashChildProcess(["group", path, "8"])
             guard let ready = child.readLine(killingAfter: 30), ready.hasPrefix("READY") else {
                 let ending = child.kill()
                 Issue.record("the child \(ending) before it was ready (kill \(kill)): \(child.errorText())")
@@ -332,13 +165,6 @@ import Testing
 }
 
 extension Realm {
-    /// On this realm's actor, awaits one write per id to `other` (which may be this realm).
-    fileprivate func writeEntries(into other: Realm, ids: Range<Int>) async throws {
-        for id in ids {
-            try await other.write { realm in _ = try realm.create(GroupCommitTests.Entry.self, value: ["id": id]) }
-        }
-    }
-
     fileprivate func insertEntry(id: Int) throws -> UInt64 {
         try write { try create(GroupCommitTests.Entry.self, value: ["id": id]) }
         return store.currentVersion

@@ -279,32 +279,6 @@ func runW8Breakdown(tasks: Int, writesPerTask: Int) async throws {
     try await check(durable)
 }
 
-// MARK: W2's breakdown (wall time per write; run it under `strace -f -T -e trace=fdatasync,futex`
-// to see how much of a write is the disk's fdatasync and how many thread wake-ups it takes)
-
-/// `writes` one-dog writes awaited one after another by one task, each durable (`.full`), then
-/// the same with `.none`: per write p50, p90 and mean.
-func runW2Breakdown(writes: Int) async throws {
-    for durability in [Realm.Durability.full, .none] {
-        let name = "w2-\(durability == .full ? "full" : "none").realm"
-        let realm = try await Realm(configuration: Realm.Configuration(
-            fileURL: directory.appendingPathComponent(name), objectTypes: [ProfileDog.self], durability: durability))
-        var samples: [Double] = []
-        for index in 0..<writes {
-            let dog = ProfileDog(index: index)
-            let start = DispatchTime.now().uptimeNanoseconds
-            try await realm.write { realm in try realm.add(dog) }
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3)
-        }
-        let stored = try await realm.read { realm in realm.objects(ProfileDog.self).count }
-        guard stored == writes else { throw ProfileFailure(description: "W2 stored \(stored) dogs, expected \(writes)") }
-        let sorted = samples.sorted()
-        let mean = samples.reduce(0, +) / Double(writes)
-        print("W2 \(durability == .full ? ".full" : ".none"): \(writes) writes, p50 \(String(format: "%.1f", sorted[writes / 2])) µs, "
-              + "p90 \(String(format: "%.1f", sorted[writes * 9 / 10])) µs, mean \(String(format: "%.1f", mean)) µs")
-    }
-}
-
 func readW3(_ realm: Realm) async throws -> Int { try await realm.read { realm in measuredW3(realm) } }
 
 func run() async throws {
@@ -314,8 +288,6 @@ for workload in workloads {
         try runS1()
     case "W8":
         try await runW8Breakdown(tasks: 100, writesPerTask: 1_000)
-    case "W2":
-        try await runW2Breakdown(writes: 1_000)
     case "W1":
         let realm = try await openRealm("w1.realm")
         let milliseconds = try await measuredW1(realm, count: count)

@@ -9,11 +9,6 @@ import Foundation
 /// all their writers resume together. Waiters that arrive during a round are covered by the
 /// next one. PostgreSQL does the same with its WAL; SQLite cannot, as each of its commits syncs.
 ///
-/// A writer with nobody to share a round with (no round under way, nobody waiting) syncs on
-/// its own thread instead (``syncIfAlone(upTo:)``): handing the sync to the syncer thread and
-/// being resumed by it costs two thread wake-ups per write, which a lone writer (one awaited
-/// write after another) pays on every write for nothing.
-///
 /// ```swift
 /// let version = try transaction.commit(deferringSync: true)
 /// try await store.waitUntilDurable(version)   // shares a sync with the other queued writers
@@ -23,16 +18,11 @@ final class GroupCommit: @unchecked Sendable {
     private var durableVersion: UInt64
     /// Whether the syncer thread exists (running a round, or parked waiting for writers).
     private var hasSyncer = false
-    /// Whether a round's `fdatasync` is under way, on the syncer thread or a lone writer's.
-    /// Rounds never overlap: a round that began later would cover what the other one does.
-    private var isSyncing = false
     private var waiters: [(version: UInt64, waiter: Waiter)] = []
     /// Set by a failed sync: its commits' fate on disk is unknown, so every later wait fails.
     private var failureRecorded: FloeError?
     /// Sync rounds run so far (for tests and benchmarks: fewer rounds than writes is the point).
     private var roundCount = 0
-    /// Of `roundCount`, the rounds a lone writer ran on its own thread.
-    private var inlineRoundCount = 0
     /// NSCondition rather than Mutex: the thread sanitizer cannot see futex waits.
     private let condition = NSCondition()
     /// What a round syncs: the newest appended version and the file it lives in.
@@ -58,9 +48,6 @@ final class GroupCommit: @unchecked Sendable {
 
     /// How many `fdatasync` rounds group commits have run.
     var rounds: Int { locked { roundCount } }
-
-    /// How many of ``rounds`` a lone writer ran on its own thread (``syncIfAlone(upTo:)``).
-    var inlineRounds: Int { locked { inlineRoundCount } }
 
     /// The first sync failure, if any; the store refuses writes after one.
     var failure: FloeError? { locked { failureRecorded } }
@@ -131,75 +118,21 @@ final class GroupCommit: @unchecked Sendable {
         }
     }
 
-    /// Makes `version` durable on the calling thread when nobody would share the round: no
-    /// round is under way and no one waits. Answers nil when others are about (the caller then
-    /// waits through ``whenDurable(_:_:)`` and shares their round), else the outcome: nil once
-    /// `version` is durable, or the failed sync's error, after which every later wait fails too.
-    ///
-    /// It blocks for an `fdatasync`: call it where a writer would wait for one anyway (a turn
-    /// of queued writes that committed, with no more writes queued behind it).
-    func syncIfAlone(upTo version: UInt64) -> FloeError?? {
-        enum Claim { case settled(FloeError?), shared, claimed }
-        let claim = locked { () -> Claim in
-            if let failureRecorded { return .settled(failureRecorded) }
-            if version <= durableVersion { return .settled(nil) }
-            if isSyncing || !waiters.isEmpty { return .shared }
-            isSyncing = true
-            return .claimed
-        }
-        switch claim {
-        case .settled(let outcome): return .some(outcome)
-        case .shared: return nil
-        case .claimed: break
-        }
-        let (synced, failure) = syncRound()
-        let (resumed, failed, startSyncer) = locked { () -> ([Waiter], [Waiter], Bool) in
-            isSyncing = false
-            roundCount += 1
-            inlineRoundCount += 1
-            if let failure {
-                failureRecorded = failureRecorded ?? failure
-                defer { waiters = [] }
-                return ([], waiters.map(\.waiter), false)
-            }
-            durableVersion = max(durableVersion, synced)
-            let resumed = takeCovered()
-            // Writers that came during the round with later commits need a round of their own.
-            if waiters.isEmpty { return (resumed, [], false) }
-            if hasSyncer {
-                condition.signal()
-                return (resumed, [], false)
-            }
-            hasSyncer = true
-            return (resumed, [], true)
-        }
-        if startSyncer { Thread.detachNewThread { [self] in runSyncer() } }
-        for waiter in resumed { waiter(nil) }
-        if let failure {
-            for waiter in failed { waiter(failure) }
-            return .some(failure)
-        }
-        return .some(nil)
-    }
-
     /// The syncer thread: a round whenever writers wait, parked in between, gone when idle.
     private func runSyncer() {
         while true {
             let proceed = locked { () -> Bool in
-                // A lone writer's round under way covers what it can; the rest waits for its end.
-                while waiters.isEmpty || isSyncing {
+                while waiters.isEmpty {
                     if !condition.wait(until: Date(timeIntervalSinceNow: Self.idleTimeout)) && waiters.isEmpty {
                         hasSyncer = false
                         return false
                     }
                 }
-                isSyncing = true
                 return true
             }
             guard proceed else { return }
             let (version, failure) = syncRound()
             let (resumed, failed) = locked { () -> ([Waiter], [Waiter]) in
-                isSyncing = false
                 roundCount += 1
                 if let failure {
                     failureRecorded = failureRecorded ?? failure

@@ -339,14 +339,6 @@ import Synchronization
         groupCommit.whenDurable(version, completion)
     }
 
-    /// Makes `version` durable on the calling thread if no other writer would share its sync
-    /// (no sync round under way, no one waiting for one); nil when others are about, and the
-    /// caller waits through ``whenDurable(_:_:)``. Otherwise nil once durable, or the sync's error.
-    /// It blocks for an `fdatasync`.
-    func syncIfAlone(upTo version: UInt64) -> FloeError?? {
-        groupCommit.syncIfAlone(upTo: version)
-    }
-
     func commit(_ transaction: WriteTransaction, deferringSync: Bool) throws(FloeError) -> UInt64 {
         defer {
             // Published or failed, the transaction's rows are no longer the ones reads see.
@@ -452,7 +444,6 @@ import Synchronization
         } catch {
             directorySyncFailure = error
         }
-        copy.continueExtending(after: file)
         let version = state.withLock { state in
             state.file = copy
             state.root = root

@@ -9,9 +9,6 @@ final class WriteQueue: Sendable {
     private struct State {
         var writes: [any QueuedWrite] = []
         var isDraining = false
-        /// Writers between the start of their awaited write and its return: queued, running,
-        /// waiting for their sync, or resumed but not yet returned.
-        var writers = 0
     }
 
     private let state = Locked(State())
@@ -27,17 +24,6 @@ final class WriteQueue: Sendable {
             state.isDraining = true
             return true
         }
-    }
-
-    /// Counts a writer in, from the start of its awaited write to its return.
-    func enter() { state.withLock { $0.writers += 1 } }
-    func leave() { state.withLock { $0.writers -= 1 } }
-
-    /// Whether the writers of a turn of `count` writes are all there are: nothing queued
-    /// behind the turn, and no other writer on its way (one just resumed by a sync round,
-    /// about to queue its next write, could share the turn's sync).
-    func isAlone(turnOf count: Int) -> Bool {
-        state.withLock { $0.writes.isEmpty && $0.writers <= count }
     }
 
     /// The next writes to run, oldest first; none when the queue is empty, which ends the drain.
@@ -63,9 +49,6 @@ protocol QueuedWrite: AnyObject, Sendable {
     func run(in core: ObjectContext, access: _RealmAccess) -> UInt64?
     /// Gives the writer its outcome once `version` (which ``run(in:access:)`` answered) is durable.
     func awaitDurability(of version: UInt64, in store: Store)
-    /// Gives the writer its outcome now: its commit is durable (`failure` nil), or the sync
-    /// that was to cover it failed.
-    func acknowledge(failure: FloeError?)
 }
 
 /// A queued write returning `Value`, and its writer's wait for the outcome.
@@ -118,12 +101,6 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
         }
     }
 
-    func acknowledge(failure: FloeError?) {
-        guard let result = committed else { return }
-        committed = nil
-        finish(failure.map { .failure($0) } ?? .success(result))
-    }
-
     @inline(never)
     private func attempt(in core: ObjectContext, access: _RealmAccess) -> Result<(Value, UInt64), any Error> {
         guard let block else { return .failure(CancellationError()) }
@@ -155,16 +132,7 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
 
     /// The write's result once it is durable, or its error.
     func outcome() async throws -> Value {
-        // Already there when the writer drained the queue itself and its turn synced inline.
-        // The writer then yields once: it never suspended for its write (the hops onto the
-        // actor and back can run on the same thread), and a task writing in a loop would
-        // otherwise keep its thread from every other task, the writers that could have shared
-        // its syncs included.
-        if let outcome = state.withLock({ $0.outcome }) {
-            await Task.yield()
-            return try outcome.get()
-        }
-        return try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
+        try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
             let outcome = state.withLock { state -> Result<Value, any Error>? in
                 if let outcome = state.outcome { return outcome }
                 state.writer = writer
@@ -181,8 +149,6 @@ extension Realm {
     /// lets go of it before this writer gets its outcome.
     nonisolated func queuedWrite<Value: Sendable>(_ block: sending (borrowing Transaction) throws -> Value) async throws -> Value {
         try Task.checkCancellation()
-        writeQueue.enter()
-        defer { writeQueue.leave() }
         return try await withoutActuallyEscaping(block) { block in
             let write = TypedQueuedWrite(block)
             return try await withTaskCancellationHandler {
@@ -208,29 +174,10 @@ extension Realm {
             for write in writes {
                 if let version = write.run(in: core, access: access) { committed.append((write, version)) }
             }
-            // Handed off before the acknowledgement, which may sync here: the trees are freed
-            // while the sync runs.
+            for (write, version) in committed { write.awaitDurability(of: version, in: store) }
             core.endTurnOfWrites()
-            acknowledge(committed)
             writes = writeQueue.next()
             if !writes.isEmpty { await Task.yield() }
         }
-    }
-
-    /// Gives a turn's committed writes their outcomes once their commits are durable. With no
-    /// other writer about (nothing queued behind the turn, no writer outside it on its way, no
-    /// sync round under way or awaited), the sync runs here, on the actor: handing it to the
-    /// syncer thread and being woken by it would cost a lone writer two thread wake-ups.
-    /// Otherwise the turn waits for a shared round, and the drain goes on committing the
-    /// queued writes meanwhile. (Counting the writers on their way matters: with many writers
-    /// resumed together by a round but slow to run again, a turn would otherwise find the
-    /// queue empty each time and sync alone, one round per write.)
-    private func acknowledge(_ committed: [(write: any QueuedWrite, version: UInt64)]) {
-        guard let newest = committed.last?.version else { return }
-        if writeQueue.isAlone(turnOf: committed.count), let outcome = store.syncIfAlone(upTo: newest) {
-            for (write, _) in committed { write.acknowledge(failure: outcome) }
-            return
-        }
-        for (write, version) in committed { write.awaitDurability(of: version, in: store) }
     }
 }
