@@ -21,6 +21,9 @@ final class TreeReclaimer {
     /// The roots kept, referenced by this array alone (so whoever empties it frees them).
     private var trees: [GroupNode] = []
 
+    /// The fewest kept trees worth handing to the background queue.
+    static let backgroundMinimum = 4
+
     /// How many roots are kept.
     var count: Int { trees.count }
 
@@ -29,9 +32,15 @@ final class TreeReclaimer {
         trees.append(tree)
     }
 
-    /// Frees every kept tree on the background queue (the last references to them are there).
+    /// Frees every kept tree on the background queue (the last references to them are there),
+    /// or right here when there are fewer than ``backgroundMinimum``: waking the queue's thread
+    /// costs a lone writer (a turn of one write) more than freeing one replaced path does.
     func releaseInBackground() {
         guard !trees.isEmpty else { return }
+        guard trees.count >= Self.backgroundMinimum else {
+            trees.removeAll(keepingCapacity: true)
+            return
+        }
         // Moved into a lock, not just captured: the box then holds the only reference, and the
         // lock orders this thread's writes to the nodes before their release on the queue in a
         // way the thread sanitizer sees.
