@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func packedIntegersRoundTripAtEveryWidth() throws {
-        var random = Shuffler(seed: 7)
+        var random = SeededGenerator(seed: 7)
         let cases: [(values: [Int64], width: Int)] = [
             ([], 0), ([42], 0), ([-7, -7, -7], 0), ([0, 1, 1, 0, 1], 1), ([5, 8, 6], 2), ([-3, 12, 0], 4),
             ([0, 255], 8), ([0, 256], 16), ([-1, 65_534], 16), ([0, 65_536], 32), ([-5, 4_294_967_290], 32),
@@ -435,18 +435,5 @@ import Testing
         try Self.expectFixture(snapshot, changed: [5: .int(-77)],
                                added: [1000: [.int(1), .int(2), .bool(true), .null, .double(0), .string("new"), .timestamp(0), .null, .int(4)]])
         #expect(try store.verify().problems == [])
-    }
-}
-
-/// A seeded generator, so that the cases are the same every run.
-private struct Shuffler {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
