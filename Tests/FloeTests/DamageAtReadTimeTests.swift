@@ -25,33 +25,28 @@ import Testing
         "\(dog.id)|\(dog.name)|\(dog.tags.joined(separator: ","))|\(dog.scores.map { "\($0.key)=\($0.value)" }.joined(separator: ","))|\(dog.buddy.map { "\($0.id)" } ?? "-")"
     }
 
-    /// A file of 40 commits of 25 objects each, made once.
-    static let fixture: [UInt8] = {
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = Locked<[UInt8]>([])
-        Task.detached {
-            let directory = TemporaryDirectory("damage-read")
-            let url = URL(fileURLWithPath: directory.file())
-            do {
-                let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Kennel.self], durability: .none))
-                for commit in 0..<commits {
-                    try await realm.asyncWrite { realm in
-                        for id in (commit * perCommit + 1)...((commit + 1) * perCommit) {
-                            var value: [String: Any] = ["id": id, "name": "dog\(id)", "tags": ["t\(id % 3)", "t\(id % 5)"], "scores": ["a": id]]
-                            if id > 1 { value["buddy"] = realm.object(ofType: Kennel.self, forPrimaryKey: id - 1) }
-                            try realm.create(Kennel.self, value: value)
-                        }
+    /// A file of 40 commits of 25 objects each. (Awaited, not made in a `static let` that
+    /// waits on a semaphore: that blocked a concurrency pool thread while the writes it
+    /// waited for needed one.)
+    static func makeFixture() async -> [UInt8] {
+        let directory = TemporaryDirectory("damage-read")
+        let url = URL(fileURLWithPath: directory.file())
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Kennel.self], durability: .none))
+            for commit in 0..<commits {
+                try await realm.asyncWrite { realm in
+                    for id in (commit * perCommit + 1)...((commit + 1) * perCommit) {
+                        var value: [String: Any] = ["id": id, "name": "dog\(id)", "tags": ["t\(id % 3)", "t\(id % 5)"], "scores": ["a": id]]
+                        if id > 1 { value["buddy"] = realm.object(ofType: Kennel.self, forPrimaryKey: id - 1) }
+                        try realm.create(Kennel.self, value: value)
                     }
                 }
-            } catch {
-                Issue.record("fixture: \(error)")
             }
-            box.withLock { $0 = Array((try? Data(contentsOf: url)) ?? Data()) }
-            semaphore.signal()
+        } catch {
+            Issue.record("fixture: \(error)")
         }
-        semaphore.wait()
-        return box.withLock { $0 }
-    }()
+        return Array((try? Data(contentsOf: url)) ?? Data())
+    }
 
     enum Outcome: Equatable { case refusedAtOpen, threwAtRead, intact }
 
@@ -59,7 +54,7 @@ import Testing
     static let trials = ProcessInfo.processInfo.environment["FLOE_CORRUPTION_TRIALS"].flatMap(Int.init) ?? 500
 
     @Test func damageFoundByGettersIsThrownByTheEnclosingRead() async throws {
-        let bytes = Self.fixture
+        let bytes = await Self.makeFixture()
         try #require(bytes.count > 10_000)
         let directory = TemporaryDirectory("damage-trials")
         var random = SeededGenerator(seed: 0xDA_4A6E)

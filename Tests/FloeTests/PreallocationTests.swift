@@ -70,6 +70,45 @@ import Testing
         reopened.close()
     }
 
+    /// Each extension doubles the one before, from 64 KiB up to 1 MiB, so a writer that keeps
+    /// growing the file pays an extension's journal commit once per MiB; a compaction's copy
+    /// carries on with the step of the file it replaced instead of starting again at 64 KiB.
+    @Test func extensionStepsDoubleAndSurviveCompaction() throws {
+        let directory = TemporaryDirectory("prealloc")
+        let path = directory.file("steps.floe")
+        let store = try Store.open(path: path, options: StoreOptions(compactsAutomatically: false))
+        let spec = TableSpec(name: "Note", columns: [ColumnSpec(name: "text", type: .string)])
+        // About 24 KiB a commit: a few hundred KiB between extensions at most.
+        func commitNote(_ index: Int) throws {
+            let transaction = try store.beginWrite()
+            let table = try transaction.tableNames().contains("Note") ? transaction.table(named: "Note") : transaction.createTable(spec)
+            try transaction.insertObject(into: table, values: [.string(String(repeating: "\(index % 10)", count: 24 << 10))])
+            _ = try transaction.commit()
+        }
+        var steps: [UInt64] = []
+        var index = 0
+        while steps.count < 5 && index < 200 {
+            try commitNote(index)
+            index += 1
+            let step = store.currentFile?.extensionStep ?? 0
+            if step != steps.last { steps.append(step) }
+        }
+        let kib: UInt64 = 1 << 10
+        #expect(steps == [64 * kib, 128 * kib, 256 * kib, 512 * kib, 1024 * kib], "extension steps \(steps)")
+        try store.compact()
+        #expect(store.preallocatedBytes == 0)
+        #expect(store.currentFile?.extensionStep == 1024 * kib, "the copy starts again at \(store.currentFile?.extensionStep ?? 0)")
+        // Its first commit extends it by a step that doubles no further (1 MiB; an eighth of
+        // the small copy is less).
+        try commitNote(index)
+        #expect(store.preallocatedBytes >= 1024 * kib, "only \(store.preallocatedBytes) bytes written ahead after the compaction")
+        #expect(try Self.size(path) == store.fileSize + store.preallocatedBytes)
+        store.close()
+        let reopened = try Store.open(path: path)
+        #expect(try reopened.verify().isValid)
+        reopened.close()
+    }
+
     @Test func storesWithoutFullDurabilityDoNotPreallocate() throws {
         let directory = TemporaryDirectory("prealloc")
         let path = directory.file("none.floe")

@@ -444,6 +444,7 @@ import Synchronization
         } catch {
             directorySyncFailure = error
         }
+        copy.continueExtending(after: file)
         let version = state.withLock { state in
             state.file = copy
             state.root = root

@@ -17,12 +17,15 @@ enum DurableWriteWorkloads {
         var floeAppended = Samples()
         var floeCommitOnly = Samples()
         var peerWALBytes = Samples()
+        // What lifts Floe's mean above its p50, by kind of write (see `floeRound`).
+        var floeKinds: [WriteKind: Samples] = [:]
 
         let (floe, peer) = try await Runs.alternating(rounds: rounds, floe: {
             let round = try await floeRound(durability: .full, scratch: scratch)
             for value in round.commits.values { floeCommits.append(value) }
             for value in round.commitsOnly.values { floeCommitOnly.append(value) }
             floeAppended.append(round.appendedPerCommit)
+            for (kind, samples) in round.kinds { for value in samples.values { floeKinds[kind, default: Samples()].append(value) } }
             return round.commits.values.reduce(0, +)
         }, peer: {
             let name = "durable.sqlite"
@@ -57,6 +60,17 @@ enum DurableWriteWorkloads {
         let hop = try await emptyReadLatencies(scratch: scratch)
         reporter.note("per commit over all rounds: Floe p50 \(Format.duration(nanoseconds: floeCommits.median)), p90 \(Format.duration(nanoseconds: floeCommits.percentile(90))); GRDB p50 \(Format.duration(nanoseconds: peerCommits.median)), p90 \(Format.duration(nanoseconds: peerCommits.percentile(90)))")
         reporter.note("Floe: the commit alone (from the end of the write's closure to the write's return: encode, write, fdatasync) p50 \(Format.duration(nanoseconds: floeCommitOnly.median)); an empty read awaited from outside the actor p50 \(Format.duration(nanoseconds: hop.median))")
+        // Each kind's share of the mean: what its writes took beyond the overall p50, spread
+        // over all writes.
+        let overall = floeCommits.median
+        let allWrites = Double(floeCommits.count)
+        let shares = WriteKind.allCases.compactMap { kind -> String? in
+            guard let samples = floeKinds[kind], samples.count > 0 else { return nil }
+            let excess = samples.values.reduce(0) { $0 + ($1 - overall) } / allWrites
+            return "\(kind.rawValue) \(samples.count)× p50 \(Format.duration(nanoseconds: samples.median)) (\(Format.duration(nanoseconds: excess)) of the mean)"
+        }
+        let mean = floeCommits.values.reduce(0, +) / allWrites
+        reporter.note("Floe mean \(Format.duration(nanoseconds: mean)) over p50 \(Format.duration(nanoseconds: overall)), by kind of write: \(shares.joined(separator: "; "))")
         reporter.note("Floe with durability .none (no fdatasync): p50 \(Format.duration(nanoseconds: unsynced.median)) per write")
         reporter.note("Floe appended \(Format.bytes(floeAppended.median)) per commit on average; GRDB's WAL held \(Format.bytes(peerWALBytes.median)) after the 1,000 commits (a 4 KiB page frame or more per commit)")
         let perCommit = Double(writesPerRound)
@@ -84,7 +98,7 @@ enum DurableWriteWorkloads {
 
     /// One round on the Floe side: `writesPerRound` writes of one new dog each into a new realm.
     private static func floeRound(durability: Realm.Durability, scratch: ScratchDirectory) async throws
-        -> (commits: Samples, commitsOnly: Samples, appendedPerCommit: Double) {
+        -> (commits: Samples, commitsOnly: Samples, appendedPerCommit: Double, kinds: [WriteKind: Samples]) {
         let name = "durable.floe"
         scratch.remove(name)
         defer { scratch.remove(name) }
@@ -94,10 +108,12 @@ enum DurableWriteWorkloads {
         let store = try Store.open(path: scratch.file(name))
         var commits = Samples()
         var commitsOnly = Samples()
-        var growths: [Double] = []
+        var kinds: [WriteKind: Samples] = [:]
+        var appendedBytes: UInt64 = 0
+        var appendingCommits = 0
         for index in 0..<writesPerRound {
-            let committed = store.fileSize
-            defer { if store.fileSize > committed { growths.append(Double(store.fileSize - committed)) } }
+            let preallocated = store.preallocatedBytes
+            let committedBytes = store.fileSize
             let start = Clocks.wallNanoseconds()
             // The closure reports when it ends: what follows is the commit.
             let addDone = try await realm.write { realm in
@@ -107,6 +123,16 @@ enum DurableWriteWorkloads {
             let end = Clocks.wallNanoseconds()
             commits.append(Double(end - start))
             commitsOnly.append(Double(end - addDone))
+            // A commit that leaves the file shorter compacted it (dead bytes dominated).
+            let compacted = store.fileSize < committedBytes
+            if !compacted {
+                appendedBytes += store.fileSize - committedBytes
+                appendingCommits += 1
+            }
+            let kind: WriteKind = index == 0 ? .first
+                : compacted ? .compacting
+                : store.preallocatedBytes > preallocated ? .extending : .overwriting
+            kinds[kind, default: Samples()].append(Double(end - start))
         }
         let (stored, lastName) = try await realm.read { realm in
             (realm.objects(RealmDog.self).count,
@@ -115,9 +141,22 @@ enum DurableWriteWorkloads {
         guard stored == writesPerRound, lastName == Dog.name(writesPerRound - 1) else {
             throw BenchmarkFailure("Floe holds \(stored) dogs after \(writesPerRound) writes (last: \(lastName ?? "nil"))")
         }
-        // The mean of each commit's growth, leaving out commits that compacted the file (it shrank).
-        let appended = growths.isEmpty ? 0 : growths.reduce(0, +) / Double(growths.count)
-        return (commits, commitsOnly, appended)
+        // What the commits appended (the file shrinks at each automatic compaction).
+        let appended = Double(appendedBytes) / Double(max(appendingCommits, 1))
+        return (commits, commitsOnly, appended, kinds)
+    }
+
+    /// What a write's commit did to the file, to tell what lifts the mean above the p50.
+    enum WriteKind: String, CaseIterable {
+        /// A round's first write (the first commit after open extends the file).
+        case first
+        /// Compacted the file after its commit (``StoreOptions/compactsAutomatically``): copied
+        /// the live nodes to a new file, synced it and renamed it over the old one.
+        case compacting = "compacting the file"
+        /// Ran past the zeros written ahead: extended the file by a step of zeros.
+        case extending = "extending the file"
+        /// Overwrote zeros written ahead, nothing else.
+        case overwriting
     }
 
     /// Round trips of `realm.read` with an empty closure: the cost of reaching the actor.
