@@ -55,25 +55,34 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
         /// The next projection, or nil after the last.
         // Inlinable so that, made for the caller's projection class, a step looks up no
         // generic type's metadata at run time.
+        //
+        // Every path ends in the one copy of `previous` handed out (as in the objects'
+        // iterator): when the loop body releases nothing, the caller's compiler drops the
+        // retain and release of the projection handed out.
         @inlinable
         public mutating func next() -> Element? {
             // Held by nothing but this iterator, strongly: the projection itself checks that
             // nothing holds it weakly or unowned, nor its root or the root's binding at all.
+            var stepped: Bool?
             if canReuse, isKnownUniquelyReferenced(&previous) {
                 // The projection is borrowed, not retained: `previous` holds it for the step.
-                let stepped = Unmanaged.passUnretained(previous.unsafelyUnwrapped)._withUnsafeGuaranteedRef { held in
+                stepped = Unmanaged.passUnretained(previous.unsafelyUnwrapped)._withUnsafeGuaranteedRef { held in
                     unsafeDowncast(held, to: Projection<Element.Root>.self).repointRoot(&roots)
                 }
-                switch stepped {
-                case true?: return previous
-                case false?:
-                    previous = nil
-                    return nil
-                case nil: break
-                }
             }
-            previous = roots.next(reusing: nil).map { Element(projecting: $0) }
+            switch stepped {
+            case true?: break
+            case false?: previous = nil
+            case nil: replacePrevious()
+            }
             return previous
+        }
+
+        /// `previous` becomes a new projection of the next object, or nil after the last. Out
+        /// of line: the uncommon step.
+        @usableFromInline @inline(never)
+        mutating func replacePrevious() {
+            previous = roots.next(reusing: nil).map { Element(projecting: $0) }
         }
     }
 
