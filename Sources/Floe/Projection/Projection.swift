@@ -157,14 +157,15 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
                }) {
                 return value
             }
-            // Anything else out of line, so that this getter stays small enough to be inlined
-            // into the caller's loop.
-            let (value, compiled) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
+            // Anything else out of line (the column to keep found there too), so that this
+            // getter is small enough to be inlined into the caller's loop, where a walk's typed
+            // read then releases nothing on its common path (see `ObjectBinding.readInt(column:)`).
+            // The field is written here, in instantaneous accesses: one held across a call would
+            // cost every read of the field a dynamic exclusivity check.
+            let (value, compiled, directColumn) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
             if let compiled {
                 projection[keyPath: storageKeyPath].compiled = compiled
-                if compiled.directProperty >= 0, let binding = projection.rootObject._floeBinding {
-                    projection[keyPath: storageKeyPath].directColumn = binding.column(ofProperty: compiled.directProperty)
-                }
+                projection[keyPath: storageKeyPath].directColumn = directColumn
             }
             return value
         }
@@ -175,17 +176,23 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
 
     /// A read that is not of the root's own plain property: through the compiled read (links
     /// followed), or the first read, which compiles the key path and answers the compiled read
-    /// second, for the getter to keep in the field.
+    /// second, and the root's column it reads directly third (-1: none), for the getter to keep
+    /// in the field.
     // Inlinable, so that it is specialized for the caller's types, but never inlined: the
     // getter keeps only the common read.
     @inlinable @inline(never)
-    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>) -> (value: Value, compiled: ProjectedRead<Value>?) {
+    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>)
+        -> (value: Value, compiled: ProjectedRead<Value>?, directColumn: Int) {
         // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
         if let compiled = field.compiled, !projection.isRecordingFieldReads,
            let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
-            return (value, nil)
+            return (value, nil, -1)
         }
-        return read(field, of: projection)
+        let (value, compiled) = read(field, of: projection)
+        guard let compiled, compiled.directProperty >= 0, let binding = projection.rootObject._floeBinding else {
+            return (value, compiled, -1)
+        }
+        return (value, compiled, binding.column(ofProperty: compiled.directProperty))
     }
 
     /// `column` read by its plain type's typed read, as `ObjectBinding.read(column:as:)` does;
