@@ -265,4 +265,23 @@ extension Projection where Root: Object {
             return roots.advance(repointing: root)
         }
     }
+
+    /// The reference-count words (``ObjectBase/referenceCounts(of:)``) of this projection, of
+    /// its root and of the root's binding (0 for an unmanaged root): while all three read as
+    /// they did when ``repointRoot(_:)`` last approved, nothing has taken a reference to any of
+    /// them since, and the next step may re-point the root without asking again.
+    @inlinable @inline(__always)
+    final func referenceCounts() -> (projection: UInt64, root: UInt64, binding: UInt64) {
+        Unmanaged.passUnretained(storedRoot)._withUnsafeGuaranteedRef { root in
+            let binding = root._floeBinding == nil ? 0 : ObjectBase.referenceCounts(of: Unmanaged.passUnretained(root._floeBinding.unsafelyUnwrapped))
+            return (ObjectBase.referenceCounts(of: Unmanaged.passUnretained(self)), ObjectBase.referenceCounts(of: Unmanaged.passUnretained(root)), binding)
+        }
+    }
+
+    /// Re-points the root at the next object of `roots` (the caller knows that nothing else
+    /// holds the projection, its root or the root's binding); false after the last.
+    @inlinable @inline(__always)
+    final func advanceRoot(_ roots: inout Results<Root>.Iterator) -> Bool {
+        Unmanaged.passUnretained(storedRoot)._withUnsafeGuaranteedRef { roots.advance(repointing: $0) }
+    }
 }

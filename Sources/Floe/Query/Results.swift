@@ -190,12 +190,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
         @usableFromInline
         mutating func advance(repointing object: Element) -> Bool {
             guard keys == nil, object._floeBinding != nil else { return next(reusing: object) != nil }
-            guard rows.step() != nil else { return false }
-            // Unretained: the caller's object holds its binding (a strong copy would retain it per step).
-            Unmanaged.passUnretained(object._floeBinding!)._withUnsafeGuaranteedRef {
-                $0.repoint(toRowOf: rows, in: core.transaction)
-            }
-            return true
+            // The objects' own step. Unretained: the caller's object holds its binding (a strong
+            // copy would retain it per step). A closure here that read the open transaction
+            // itself copied the cursor, retaining its arrays, on every step.
+            return step(repointing: Unmanaged.passUnretained(object._floeBinding.unsafelyUnwrapped))
         }
 
         /// The next object: `reusable` re-pointed at it when given (the caller knows nothing
