@@ -116,4 +116,63 @@ import Testing
         #expect(views == (0..<10).map { "lynx\($0 * 2)" })
         #expect(roots == views)
     }
+
+    /// The walk re-points its one projection on a check of three reference-count words (the
+    /// projection's, its root's and the root's binding's) once a full check approved them. In
+    /// the middle of a long walk (more than four leaves, after hundreds of rows stepped on that
+    /// check), a projection or root kept strongly, weakly or unowned, or a list kept from the
+    /// root, keeps its own row; so do those kept after a weak reference to the walk's projection
+    /// and to its root came and went (their counts then live in side tables, which the words
+    /// do not follow).
+    @Test func projectionsAndRootsTakenInTheMiddleOfAWalkKeepTheirRows() async throws {
+        let realm = try await IterationReuseTests.makeLynxRealm()
+        let count = IterationReuseTests.pets
+        try await realm.read { realm in
+            var views: [(Int, LynxView)] = []
+            var roots: [(Int, Lynx)] = []
+            var lists: [(Int, List<Int>)] = []
+            var unownedViews: [(UnownedView, ObjectIdentifier)] = []
+            var unownedRoots: [(UnownedRoot, ObjectIdentifier)] = []
+            let boxes = Boxes()
+            var weakID: Int?
+            var walked: [String] = []
+            for view in realm.objects(LynxView.self) {
+                walked.append(view.name)
+                let id = Int(view.name.dropFirst(4))!
+                #expect(!unownedViews.contains { $0.1 == ObjectIdentifier(view) }, "a projection held unowned was re-pointed to \(id)")
+                #expect(!unownedRoots.contains { $0.1 == ObjectIdentifier(view.rootObject) }, "a root held unowned was re-pointed to \(id)")
+                if let held = boxes.view { #expect(held.name == "lynx\(weakID!)", "a projection held weakly was re-pointed to \(held.name)") }
+                if let held = boxes.root { #expect(held.id == weakID!, "a root held weakly was re-pointed to \(held.id)") }
+                switch id % 600 {
+                case 100: views.append((id, view))
+                case 200: roots.append((id, view.rootObject))
+                case 300: lists.append((id, view.rootObject.marks))
+                case 400: unownedViews.append((UnownedView(view), ObjectIdentifier(view)))
+                case 500: unownedRoots.append((UnownedRoot(view.rootObject), ObjectIdentifier(view.rootObject)))
+                case 550 where id < 1_000:
+                    // Held weakly: the next step must not re-point them.
+                    boxes.view = view
+                    boxes.root = view.rootObject
+                    weakID = id
+                case 250, 350:
+                    // A weak reference that comes and goes: the projection and root then have side tables.
+                    let passing = Boxes()
+                    passing.view = view
+                    passing.root = view.rootObject
+                default: break
+                }
+            }
+            #expect(walked == stride(from: 0, to: count * 2, by: 2).map { "lynx\($0)" })
+            #expect(views.map { $0.1.name } == views.map { "lynx\($0.0)" })
+            #expect(views.map(\.0) == Array(stride(from: 100, to: count * 2, by: 600)))
+            #expect(roots.map { $0.1.id } == roots.map(\.0))
+            #expect(roots.map(\.0) == Array(stride(from: 200, to: count * 2, by: 600)))
+            for (id, list) in lists { #expect(Array(list) == [id]) }
+            #expect(lists.count == 4)
+            // Held weakly only, the projection and root went with the step after (the walk made
+            // a new projection instead of re-pointing them), and so read no other row.
+            #expect(boxes.view == nil && boxes.root == nil)
+            withExtendedLifetime((unownedViews, unownedRoots)) {}
+        }
+    }
 }

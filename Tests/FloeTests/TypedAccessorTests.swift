@@ -165,6 +165,55 @@ import Testing
         #expect(written == stride(from: 0, to: 300, by: 11).map { "\($0):\($0 * 3 - 100 + 1)" })
     }
 
+    /// A walk reads every plain property through the typed reads inlined into the loop: the
+    /// trusted read while nothing moved the read epoch, the checked read right after the loop
+    /// body moved it (an insert, which changes the rows; a write that copies a leaf). Each
+    /// object reads its own values, rewritten ones included, and objects kept after their reads
+    /// keep their rows and values (the loop body then retains what it was handed).
+    @Test func aWalkReadsEveryPlainTypeThroughTrustedAndCheckedReads() async throws {
+        let realm = try await Self.makeRealm()
+        let (walked, seen, kept) = try await realm.write { realm in
+            var walked: [Int] = []
+            var seen: [String] = []
+            var kept: [Sample] = []
+            for sample in realm.objects(Sample.self) {
+                walked.append(sample.id)
+                seen.append(Self.describe(sample))
+                if sample.id % 13 == 0 { kept.append(sample) }
+                if sample.id % 50 == 25 {
+                    let added = Sample()
+                    added.id = 10_000 + sample.id
+                    Self.fill(added, added.id)
+                    try realm.add(added)
+                }
+                if sample.id % 40 == 0 {
+                    Self.fill(sample, sample.id + 500)
+                    seen.append(Self.describe(sample))
+                }
+            }
+            return (walked, seen, kept.map(Self.describe))
+        }
+        /// Object `id`'s description after the walk (every 40th rewritten with seed `id + 500`).
+        func final(_ id: Int) -> String { Self.expected(id % 40 == 0 ? id + 500 : id, id: id) }
+        var expectedSeen: [String] = []
+        for id in 0..<300 {
+            expectedSeen.append(Self.expected(id, id: id))
+            if id % 40 == 0 { expectedSeen.append(final(id)) }
+        }
+        let expectedKept: [String] = stride(from: 0, to: 300, by: 13).map(final)
+        var expectedAfter: [String] = (0..<300).map(final)
+        for id in stride(from: 25, to: 300, by: 50) { expectedAfter.append(Self.expected(10_000 + id, id: 10_000 + id)) }
+        #expect(walked == Array(0..<300))
+        #expect(seen == expectedSeen)
+        #expect(kept == expectedKept)
+        let after = try await realm.read { realm in
+            var described: [String] = []
+            for sample in realm.objects(Sample.self) { described.append(Self.describe(sample)) }
+            return described
+        }
+        #expect(after == expectedAfter)
+    }
+
     @Test func rowsMovedByInsertsInFrontAreFoundByObjectsReadBefore() async throws {
         let realm = try await Self.makeRealm()
         let seen = try await realm.write { realm in

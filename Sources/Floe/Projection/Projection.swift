@@ -157,14 +157,15 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
                }) {
                 return value
             }
-            // Anything else out of line, so that this getter stays small enough to be inlined
-            // into the caller's loop.
-            let (value, compiled) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
+            // Anything else out of line (the column to keep found there too), so that this
+            // getter is small enough to be inlined into the caller's loop, where a walk's typed
+            // read then releases nothing on its common path (see `ObjectBinding.readInt(column:)`).
+            // The field is written here, in instantaneous accesses: one held across a call would
+            // cost every read of the field a dynamic exclusivity check.
+            let (value, compiled, directColumn) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
             if let compiled {
                 projection[keyPath: storageKeyPath].compiled = compiled
-                if compiled.directProperty >= 0, let binding = projection.rootObject._floeBinding {
-                    projection[keyPath: storageKeyPath].directColumn = binding.column(ofProperty: compiled.directProperty)
-                }
+                projection[keyPath: storageKeyPath].directColumn = directColumn
             }
             return value
         }
@@ -175,17 +176,23 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
 
     /// A read that is not of the root's own plain property: through the compiled read (links
     /// followed), or the first read, which compiles the key path and answers the compiled read
-    /// second, for the getter to keep in the field.
+    /// second, and the root's column it reads directly third (-1: none), for the getter to keep
+    /// in the field.
     // Inlinable, so that it is specialized for the caller's types, but never inlined: the
     // getter keeps only the common read.
     @inlinable @inline(never)
-    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>) -> (value: Value, compiled: ProjectedRead<Value>?) {
+    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>)
+        -> (value: Value, compiled: ProjectedRead<Value>?, directColumn: Int) {
         // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
         if let compiled = field.compiled, !projection.isRecordingFieldReads,
            let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
-            return (value, nil)
+            return (value, nil, -1)
         }
-        return read(field, of: projection)
+        let (value, compiled) = read(field, of: projection)
+        guard let compiled, compiled.directProperty >= 0, let binding = projection.rootObject._floeBinding else {
+            return (value, compiled, -1)
+        }
+        return (value, compiled, binding.column(ofProperty: compiled.directProperty))
     }
 
     /// `column` read by its plain type's typed read, as `ObjectBinding.read(column:as:)` does;
@@ -257,5 +264,24 @@ extension Projection where Root: Object {
                   _getUnownedRetainCount(root) <= 1 else { return nil }
             return roots.advance(repointing: root)
         }
+    }
+
+    /// The reference-count words (``ObjectBase/referenceCounts(of:)``) of this projection, of
+    /// its root and of the root's binding (0 for an unmanaged root): while all three read as
+    /// they did when ``repointRoot(_:)`` last approved, nothing has taken a reference to any of
+    /// them since, and the next step may re-point the root without asking again.
+    @inlinable @inline(__always)
+    final func referenceCounts() -> (projection: UInt64, root: UInt64, binding: UInt64) {
+        Unmanaged.passUnretained(storedRoot)._withUnsafeGuaranteedRef { root in
+            let binding = root._floeBinding == nil ? 0 : ObjectBase.referenceCounts(of: Unmanaged.passUnretained(root._floeBinding.unsafelyUnwrapped))
+            return (ObjectBase.referenceCounts(of: Unmanaged.passUnretained(self)), ObjectBase.referenceCounts(of: Unmanaged.passUnretained(root)), binding)
+        }
+    }
+
+    /// Re-points the root at the next object of `roots` (the caller knows that nothing else
+    /// holds the projection, its root or the root's binding); false after the last.
+    @inlinable @inline(__always)
+    final func advanceRoot(_ roots: inout Results<Root>.Iterator) -> Bool {
+        Unmanaged.passUnretained(storedRoot)._withUnsafeGuaranteedRef { roots.advance(repointing: $0) }
     }
 }

@@ -47,6 +47,9 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
         @usableFromInline var previous: Element?
         /// Whether the projections are ``Projection`` subclasses, whose root can be re-pointed.
         @usableFromInline let canReuse = Element.self is Projection<Element.Root>.Type
+        /// The reference-count words of `previous`, its root and the root's binding when the
+        /// full check last approved re-pointing them (all 0: not approved).
+        @usableFromInline var approvedCounts: (projection: UInt64, root: UInt64, binding: UInt64) = (0, 0, 0)
 
         init(roots: Results<Element.Root>.Iterator) {
             self.roots = roots
@@ -55,25 +58,62 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
         /// The next projection, or nil after the last.
         // Inlinable so that, made for the caller's projection class, a step looks up no
         // generic type's metadata at run time.
+        //
+        // Every path ends in the one copy of `previous` handed out (as in the objects'
+        // iterator): when the loop body releases nothing, the caller's compiler drops the
+        // retain and release of the projection handed out.
         @inlinable
         public mutating func next() -> Element? {
             // Held by nothing but this iterator, strongly: the projection itself checks that
             // nothing holds it weakly or unowned, nor its root or the root's binding at all.
-            if canReuse, isKnownUniquelyReferenced(&previous) {
+            var stepped: Bool?
+            if canReuse, previous != nil {
                 // The projection is borrowed, not retained: `previous` holds it for the step.
-                let stepped = Unmanaged.passUnretained(previous.unsafelyUnwrapped)._withUnsafeGuaranteedRef { held in
-                    unsafeDowncast(held, to: Projection<Element.Root>.self).repointRoot(&roots)
+                // Its words and its root's and binding's, as the last full check approved them:
+                // nothing took a reference to any of them since (see `ObjectBase.referenceCounts(of:)`).
+                let counts = Unmanaged.passUnretained(previous.unsafelyUnwrapped)._withUnsafeGuaranteedRef { held in
+                    unsafeDowncast(held, to: Projection<Element.Root>.self).referenceCounts()
                 }
-                switch stepped {
-                case true?: return previous
-                case false?:
-                    previous = nil
-                    return nil
-                case nil: break
+                if counts == approvedCounts, approvedCounts.projection != 0 {
+                    stepped = Unmanaged.passUnretained(previous.unsafelyUnwrapped)._withUnsafeGuaranteedRef { held in
+                        unsafeDowncast(held, to: Projection<Element.Root>.self).advanceRoot(&roots)
+                    }
+                } else {
+                    stepped = approveAndStep(counts)
                 }
             }
-            previous = roots.next(reusing: nil).map { Element(projecting: $0) }
+            switch stepped {
+            case true?: break
+            case false?: previous = nil
+            case nil: replacePrevious()
+            }
             return previous
+        }
+
+        /// The full check of `previous` (not nil), whose words read `counts` before it: held by
+        /// nothing but this iterator, strongly, and what ``Projection/repointRoot(_:)`` checks.
+        /// When it approves, the root is re-pointed and `counts` kept for the next steps (unless
+        /// a word is in side-table form: ``ObjectBase/countsApproved(_:)``). Out of line: the
+        /// walk's common step stays small.
+        @usableFromInline @inline(never)
+        mutating func approveAndStep(_ counts: (projection: UInt64, root: UInt64, binding: UInt64)) -> Bool? {
+            approvedCounts = (0, 0, 0)
+            guard isKnownUniquelyReferenced(&previous) else { return nil }
+            let stepped = Unmanaged.passUnretained(previous.unsafelyUnwrapped)._withUnsafeGuaranteedRef { held in
+                unsafeDowncast(held, to: Projection<Element.Root>.self).repointRoot(&roots)
+            }
+            if stepped != nil, ObjectBase.countsApproved(counts.projection), ObjectBase.countsApproved(counts.root),
+               ObjectBase.countsApproved(counts.binding) {
+                approvedCounts = counts
+            }
+            return stepped
+        }
+
+        /// `previous` becomes a new projection of the next object, or nil after the last. Out
+        /// of line: the uncommon step.
+        @usableFromInline @inline(never)
+        mutating func replacePrevious() {
+            previous = roots.next(reusing: nil).map { Element(projecting: $0) }
         }
     }
 

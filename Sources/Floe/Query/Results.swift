@@ -107,6 +107,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
         /// The next object of the results, or nil after the last.
         // Inlinable, so that the check of the object handed out last is made for the caller's
         // model class (no generic metadata at run time); the step itself is not generic.
+        //
+        // Every path ends in the one copy of `previous` handed out: the caller's compiler then
+        // sees a single load of the object it is handed, held by the iterator until the next
+        // step, and when the loop body releases nothing (a typed read's common path), it drops
+        // the retain of the handed-out object and its release at the end of the body.
         @inlinable
         public mutating func next() -> Element? {
             // The object and its binding both unshared, strongly or weakly (see `mayBeRepointed`).
@@ -114,14 +119,21 @@ public struct Results<Element: Object>: RandomAccessCollection {
             if reusable, walksRows {
                 // The walk's common step: the object is re-pointed where it is kept.
                 // Unretained: `previous` holds its binding (a strong copy would retain it per step).
-                if step(repointing: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped)) {
-                    return previous
+                if !step(repointing: Unmanaged.passUnretained(previous.unsafelyUnwrapped._floeBinding.unsafelyUnwrapped)) {
+                    previous = nil
                 }
-                previous = nil
-                return nil
+            } else {
+                replacePrevious(reusable: reusable)
             }
-            previous = next(reusing: reusable ? previous : nil)
             return previous
+        }
+
+        /// The uncommon step: `previous` becomes the next object (itself re-pointed when
+        /// `reusable`, otherwise a new one), or nil after the last. Out of line, so that the
+        /// step inlined into the caller's loop stays small.
+        @usableFromInline @inline(never)
+        mutating func replacePrevious(reusable: Bool) {
+            previous = next(reusing: reusable ? previous : nil)
         }
 
         /// Whether `previous` (not nil) may be re-pointed: its counts and its binding's are those
@@ -178,12 +190,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
         @usableFromInline
         mutating func advance(repointing object: Element) -> Bool {
             guard keys == nil, object._floeBinding != nil else { return next(reusing: object) != nil }
-            guard rows.step() != nil else { return false }
-            // Unretained: the caller's object holds its binding (a strong copy would retain it per step).
-            Unmanaged.passUnretained(object._floeBinding!)._withUnsafeGuaranteedRef {
-                $0.repoint(toRowOf: rows, in: core.transaction)
-            }
-            return true
+            // The objects' own step. Unretained: the caller's object holds its binding (a strong
+            // copy would retain it per step). A closure here that read the open transaction
+            // itself copied the cursor, retaining its arrays, on every step.
+            return step(repointing: Unmanaged.passUnretained(object._floeBinding.unsafelyUnwrapped))
         }
 
         /// The next object: `reusable` re-pointed at it when given (the caller knows nothing
