@@ -52,41 +52,27 @@ extension Store {
     /// before: the background copy remembers every copied node's offset (about 40 bytes a node).
     static let backgroundCompactionMaximumLiveBytes: UInt64 = 256 << 20
 
-    /// Called by a commit in the writer's turn once it is published: compacts a file over the
-    /// minimum size whose dead bytes exceed twice its live ones, copying off the turn when it
-    /// can. A background copy starts while the file is still a little short of that bound
-    /// (``backgroundCompactionHeadroom(live:)`` bytes of commits away), so that it is usually
-    /// done before the bound is reached; a later commit finishes it once it is done. The bound
-    /// is kept as it was: a commit that reaches it waits for a copy still running (never longer
-    /// than copying in its turn would take) and finishes it, or, with none running (a file that
-    /// just grew over the minimum size, a kept history, a failed copy), compacts in its turn.
+    /// Called by a commit in the writer's turn once it is published: finishes a background
+    /// compaction that is done, or starts one when dead bytes dominate a file over the minimum
+    /// size. A file whose history is kept (a pinned version) is compacted in the turn.
     func compactAutomaticallyIfDue(file: StorageFile) {
-        let live = file.lastCommit?.liveBytes ?? 0
-        let (size, dead, minimum) = (file.endOffset, file.deadBytes, options.automaticCompactionMinimumSize)
-        let overBound = size > minimum && dead > 2 * live
         if let running = backgroundCompaction.withLock({ $0 }) {
-            guard running.isFinished || overBound else { return }
+            guard running.isFinished else { return }
             backgroundCompaction.withLock { $0 = nil }
             // The commit stands whatever happens here: a failed compaction leaves the file as
             // it was, and a later commit tries again.
             try? finishBackgroundCompaction(running, file: file)
             return
         }
-        if overBound {
+        guard file.endOffset > options.automaticCompactionMinimumSize,
+              file.deadBytes > 2 * (file.lastCommit?.liveBytes ?? 0) else { return }
+        let keepsHistory = (try? pinnedHistoryVersion()) != nil
+        if keepsHistory || (file.lastCommit?.liveBytes ?? 0) > Self.backgroundCompactionMaximumLiveBytes {
+            // Dead bytes dominate: reclaim them now, while this writer still holds the turn.
             try? compactHoldingTurn()
-            return
+        } else {
+            startBackgroundCompaction(of: file)
         }
-        let headroom = Self.backgroundCompactionHeadroom(live: live, minimum: minimum)
-        guard size + headroom > minimum, dead + headroom > 2 * live,
-              live <= Self.backgroundCompactionMaximumLiveBytes, (try? pinnedHistoryVersion()) == nil else { return }
-        startBackgroundCompaction(of: file)
-    }
-
-    /// How many bytes of commits short of the bound a background copy starts: a quarter of the
-    /// live data (copying takes time in proportion to it), at least a sixteenth of the minimum
-    /// size. A compaction then comes at most that much sooner than it did in the turn.
-    static func backgroundCompactionHeadroom(live: UInt64, minimum: UInt64) -> UInt64 {
-        max(live / 4, minimum / 16)
     }
 
     /// Copies the newest version of `file` on a background thread (a thread, not the

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// One open Floe file: reads nodes by offset and appends transaction chunks.
@@ -184,19 +183,7 @@ final class StorageFile: @unchecked Sendable {
 
     deinit {
         if !isReadOnly, !isClosed, !isRetired, commitsSinceHint > 0, let lastCommit { try? writeHint(for: lastCommit) }
-        if isRetired {
-            // The last reader of a file a compacted copy replaced is gone. Closing the
-            // descriptor of that unlinked file frees its pages, which costs in proportion to
-            // its size (about 3% of a run of queued writes that compacts): done on a background
-            // queue, not on the thread that let go of the last version read from it (often the
-            // writer's). Its lock went when it was retired.
-            let handle = self.handle
-            Self.closingQueue.async { withExtendedLifetime(handle) {} }
-        }
     }
-
-    /// Where retired files' descriptors are closed.
-    private static let closingQueue = DispatchQueue(label: "floe.retired-files", qos: .utility)
 
     /// Reads and checks the node at `offset`.
     /// Bytes the first read of a node takes: its header and, for a node up to this size (a
