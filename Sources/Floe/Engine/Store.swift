@@ -25,8 +25,6 @@ import Synchronization
     /// Damage that reads which cannot throw met in this store's file.
     public let damage = DamageLog()
     let state: Locked<State>
-    /// The compaction being copied off the writer's turn, if any (``compactAutomaticallyIfDue(file:)``).
-    let backgroundCompaction = Locked<BackgroundCompaction?>(nil)
 
     struct State {
         var root: GroupNode
@@ -58,7 +56,6 @@ import Synchronization
             return (state.file, Array(state.commitObservers.values))
         }
         for observer in observers { observer(nil) }
-        abandonBackgroundCompaction()
         // Snapshots that outlive the store still read through the file, so it stays open; but
         // no one can write through it any more, so its lock goes and the path opens again (its
         // zeros written ahead of the commits trimmed, as a close would).
@@ -385,11 +382,13 @@ import Synchronization
             // Synced by the append (or nothing to sync): durable, and so is every commit before it.
             groupCommit.markDurable(upTo: version)
         }
-        if options.compactsAutomatically, let file {
-            // Dead bytes dominate a file over the minimum size (which keeps small files from
-            // paying a compaction's fixed cost, its syncs and rename, every few hundred commits):
-            // copied off the turn, finished in a later commit's.
-            compactAutomaticallyIfDue(file: file)
+        if options.compactsAutomatically, let file, file.endOffset > options.automaticCompactionMinimumSize,
+           file.deadBytes > 2 * (file.lastCommit?.liveBytes ?? 0) {
+            // Dead bytes dominate: reclaim them now, while this writer still holds the turn. The
+            // commit stands whatever happens here: a failed compaction leaves the file as it was,
+            // and the next commit tries again. (The minimum size keeps small files from paying a
+            // compaction's fixed cost, its syncs and rename, every few hundred commits.)
+            try? compactHoldingTurn()
         }
         return version
     }
@@ -408,11 +407,9 @@ import Synchronization
         try compactHoldingTurn()
     }
 
-    func compactHoldingTurn() throws(FloeError) {
-        // A copy under way off the turn would write the same temporary file: stop it first.
-        abandonBackgroundCompaction()
+    private func compactHoldingTurn() throws(FloeError) {
         guard let file = state.withLock({ $0.file }) else { return }
-        let temporary = compactionTemporaryPath
+        let temporary = path + ".compacting"
         FileHandle.remove(temporary)
         let copy: StorageFile
         do {
@@ -425,12 +422,6 @@ import Synchronization
             FileHandle.remove(temporary)
             throw error
         }
-        try install(copy, from: temporary, replacing: file)
-    }
-
-    /// Puts `copy` (written and synced at `temporary`) in the place of `file`, the store's file,
-    /// in the writer's turn: every version up to the copy's is durable once this returns.
-    func install(_ copy: StorageFile, from temporary: String, replacing file: StorageFile) throws(FloeError) {
         let root: GroupNode
         do {
             // Everything that can fail before the rename does: after it, the path names the copy.
@@ -497,7 +488,6 @@ import Synchronization
         }
         for listener in listeners { listener.finish() }
         for observer in observers { observer(nil) }
-        abandonBackgroundCompaction()
         file?.close()
         let forget = { (registry: inout [String: WeakStore], key: String) in
             if registry[key]?.store === self { registry[key] = nil }
