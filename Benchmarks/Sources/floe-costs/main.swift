@@ -2,8 +2,8 @@ import Floe
 import Foundation
 
 // floe-costs: the projection and query workloads (P1, P2, Q2, Q3) at a tenth of floe-bench's
-// size, each in a function of its own, for instruction counts that do not depend on the
-// machine's load:
+// size, and K1, the copy compaction makes, each in a function of its own, for instruction
+// counts that do not depend on the machine's load:
 //
 //     valgrind --tool=callgrind --callgrind-out-file=costs.out .build/release/floe-costs
 //     callgrind_annotate --inclusive=yes costs.out | grep cost
@@ -76,6 +76,12 @@ let reads = 100_000
     return sectioned.allKeys.count + sectioned.reduce(0) { $0 + $1.count }
 }
 
+/// K1: a compacted copy of the file (the 10,000 dogs and 10,000 contacts), the copy automatic
+/// compaction makes: every node read and checked, written again.
+@inline(never) func costK1WriteCopy(_ realm: Realm, to url: URL) throws {
+    try realm.writeCopy(toFile: url)
+}
+
 /// CPU time of the calling thread, which a descheduled thread does not accrue (wall time on a
 /// loaded machine does).
 func threadNanoseconds() -> Double {
@@ -129,7 +135,13 @@ func run() async throws {
             line("Q3 sections", try cpuTime { try costQ3Sections(contacts) }),
         ]
     }
-    print(lines.joined(separator: "\n"))
+    let copyURL = directory.appendingPathComponent("copy.floe")
+    let copied = try cpuTime {
+        try? FileManager.default.removeItem(at: copyURL)
+        try costK1WriteCopy(realm, to: copyURL)
+        return (try? FileManager.default.attributesOfItem(atPath: copyURL.path)[.size] as? Int) ?? 0
+    }
+    print((lines + [String(format: "K1 write a compacted copy %.3f ms (%d bytes)", copied.0 / 1e6, copied.1)]).joined(separator: "\n"))
 }
 
 // No `await` at the top level: the main thread waits on a semaphore rather than in

@@ -22,11 +22,13 @@ enum Compactor {
         guard let commit else { return target }
         var chunk = target.makeChunk()
         func copyNode(at offset: UInt64) throws(FloeError) -> UInt64 {
-            var image = try file.readNode(at: offset)
+            var checksum: UInt32 = 0
+            var image = try file.readNode(at: offset, checksum: &checksum)
             for index in image.children.indices where image.children[index] != 0 {
                 image.children[index] = try copyNode(at: image.children[index])
             }
-            let newOffset = chunk.append(image)
+            // A node without children is copied unchanged: its checked checksum still holds.
+            let newOffset = chunk.append(image, checksum: image.children.isEmpty ? checksum : nil)
             if chunk.bufferedCount >= flushThreshold {
                 let (at, bytes) = chunk.takeBufferedBytes()
                 try target.writeStreamed(bytes, at: at)
@@ -53,11 +55,12 @@ enum Compactor {
             var chunk = target.makeChunk()
             func copyNode(at offset: UInt64) throws(FloeError) -> UInt64 {
                 if let done = copied[offset] { return done }
-                var image = try file.readNode(at: offset)
+                var checksum: UInt32 = 0
+                var image = try file.readNode(at: offset, checksum: &checksum)
                 for index in image.children.indices where image.children[index] != 0 {
                     image.children[index] = try copyNode(at: image.children[index])
                 }
-                let newOffset = chunk.append(image)
+                let newOffset = chunk.append(image, checksum: image.children.isEmpty ? checksum : nil)
                 copied[offset] = newOffset
                 if chunk.bufferedCount >= flushThreshold {
                     let (at, bytes) = chunk.takeBufferedBytes()

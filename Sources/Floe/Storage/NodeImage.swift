@@ -40,6 +40,14 @@ struct NodeImage: Equatable {
 
     /// Appends the framed node to `writer`.
     func encode(into writer: inout ByteWriter) {
+        encode(into: &writer, checksum: nil)
+    }
+
+    /// Appends the framed node to `writer` with `checksum` (when not nil) as its checksum
+    /// instead of computing it: for a node copied unchanged from the file, whose checksum was
+    /// verified when it was read (it covers the header's first 12 bytes and the body, not the
+    /// node's offset, so it holds wherever the node is written).
+    func encode(into writer: inout ByteWriter, checksum: UInt32?) {
         let start = writer.count
         writer.append(Self.magic)
         writer.append(kind)
@@ -50,6 +58,10 @@ struct NodeImage: Equatable {
         writer.appendWords(children)
         writer.append(payload)
         writer.padToMultiple(of: 8)
+        if let checksum {
+            writer.patch(checksum, at: start + 12)
+            return
+        }
         let crc = writer.withUnsafeBytes { raw -> UInt32 in
             var crc = CRC32C()
             crc.update(UnsafeRawBufferPointer(rebasing: raw[start..<start + 12]))

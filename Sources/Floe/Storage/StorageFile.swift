@@ -197,6 +197,13 @@ final class StorageFile: @unchecked Sendable {
     static let firstNodeRead = 4096
 
     func readNode(at offset: UInt64) throws(FloeError) -> NodeImage {
+        var checksum: UInt32 = 0
+        return try readNode(at: offset, checksum: &checksum)
+    }
+
+    /// Reads and checks the node at `offset`, and sets `checksum` to the checksum it was checked
+    /// against (for a copy that writes it unchanged: ``ChunkBuilder/append(_:checksum:)``).
+    func readNode(at offset: UInt64, checksum: inout UInt32) throws(FloeError) -> NodeImage {
         if isClosed { throw .closed(path: path) }
         let end = endOffset
         guard offset >= UInt64(FileHeader.size), offset % 8 == 0, offset <= end,
@@ -218,6 +225,7 @@ final class StorageFile: @unchecked Sendable {
                                            childCount: parsed.childCount, payloadLength: parsed.payloadLength,
                                            checksum: parsed.checksum, kind: parsed.kind)
         else { throw .corruptFile(path: path, offset: offset, detail: "node checksum mismatch") }
+        checksum = parsed.checksum
         return image
     }
 
