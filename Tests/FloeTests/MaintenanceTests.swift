@@ -86,12 +86,12 @@ import Testing
         store.close()
     }
 
-    /// Below the minimum size (12 MiB unless set) a file is left to grow, however dead its
+    /// Below the minimum size (8 MiB unless set) a file is left to grow, however dead its
     /// bytes: a compaction's fixed cost is not paid every few hundred commits of a small file.
     @Test func smallFilesAreNotCompactedAutomatically() throws {
         let directory = TemporaryDirectory()
         let store = try Store.open(path: directory.file(), options: StoreOptions(durability: .none))
-        #expect(store.options.automaticCompactionMinimumSize == 12 << 20)
+        #expect(store.options.automaticCompactionMinimumSize == 8 << 20)
         let dogs = try Fixtures.makeDogs(in: store, count: 1000)
         var sizes: [UInt64] = []
         for round in 0..<2000 {
@@ -104,7 +104,7 @@ import Testing
         // The file only grew (a compaction would have shrunk it), past three times its live data.
         #expect(zip(sizes, sizes.dropFirst()).allSatisfy { $0 < $1 })
         #expect(store.fileSize > 3 * live)
-        #expect(store.fileSize < 12 << 20)
+        #expect(store.fileSize < 8 << 20)
         #expect(try store.snapshot().value(in: dogs, key: 999, column: 0) == .string("name 1999"))
         store.close()
     }
