@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Makes deferred commits durable in groups: the writes queued together share one `fdatasync`.
 ///
@@ -30,6 +31,14 @@ final class GroupCommit: @unchecked Sendable {
     /// How long the syncer thread waits for new writers before it ends (a writer that comes
     /// back within it pays no thread start).
     static let idleTimeout: TimeInterval = 0.2
+    /// How long the syncer thread watches for the next writer, without parking, after a round
+    /// that served exactly one (a lone writer, one awaited write after another): its next
+    /// commit comes within tens of microseconds, and a parked syncer costs that writer a thread
+    /// wake-up on every write. Rounds that served several writers never watch: their writers
+    /// keep the syncer busy anyway.
+    static let loneWriterWatch: UInt64 = 60_000
+    /// Waiters added so far, readable without the lock (the syncer's watch reads it).
+    private let arrivals = Atomic<UInt64>(0)
 
     /// Who waits for a version: called with nil once it is durable, or with the failed sync's
     /// error. A suspended task waits through one (``waitUntilDurable(_:)``).
@@ -82,6 +91,7 @@ final class GroupCommit: @unchecked Sendable {
             if let failureRecorded { return .call(failureRecorded) }
             if version <= durableVersion { return .call(nil) }
             waiters.append((version, completion))
+            arrivals.add(1, ordering: .releasing)
             if hasSyncer {
                 condition.signal()
                 return .wait
@@ -120,7 +130,9 @@ final class GroupCommit: @unchecked Sendable {
 
     /// The syncer thread: a round whenever writers wait, parked in between, gone when idle.
     private func runSyncer() {
+        var servedOne = false
         while true {
+            if servedOne { watchForNextWriter() }
             let proceed = locked { () -> Bool in
                 while waiters.isEmpty {
                     if !condition.wait(until: Date(timeIntervalSinceNow: Self.idleTimeout)) && waiters.isEmpty {
@@ -132,19 +144,38 @@ final class GroupCommit: @unchecked Sendable {
             }
             guard proceed else { return }
             let (version, failure) = syncRound()
-            let (resumed, failed) = locked { () -> ([Waiter], [Waiter]) in
+            let (resumed, failed, alone) = locked { () -> ([Waiter], [Waiter], Bool) in
                 roundCount += 1
                 if let failure {
                     failureRecorded = failureRecorded ?? failure
                     defer { waiters = [] }
-                    return ([], waiters.map(\.waiter))
+                    return ([], waiters.map(\.waiter), false)
                 }
                 durableVersion = max(durableVersion, version)
-                return (takeCovered(), [])
+                let resumed = takeCovered()
+                return (resumed, [], resumed.count == 1 && waiters.isEmpty)
             }
+            servedOne = alone
             for waiter in resumed { waiter(nil) }
             if let failure { for waiter in failed { waiter(failure) } }
         }
+    }
+
+    /// Returns when a writer arrives or ``loneWriterWatch`` has passed, yielding the core
+    /// meanwhile to whatever else is runnable (the writer's own thread first of all).
+    private func watchForNextWriter() {
+        let seen = arrivals.load(ordering: .acquiring)
+        let deadline = Self.monotonicNanoseconds() + Self.loneWriterWatch
+        repeat {
+            if arrivals.load(ordering: .acquiring) != seen { return }
+            sched_yield()
+        } while Self.monotonicNanoseconds() < deadline
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }
 
     /// One `fdatasync` of the newest file, covering every version appended before it began.
