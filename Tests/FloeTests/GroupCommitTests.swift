@@ -153,6 +153,67 @@ import Testing
         #expect(realm.store.groupCommit.rounds < landed.count, "\(realm.store.groupCommit.rounds) syncs for \(landed.count) writes")
     }
 
+    /// A lone writer (each write awaited before the next) whose syncs are quick watches for its
+    /// outcome for a moment instead of suspending at once; either way it returns only after the
+    /// `fdatasync` that covers its commit, and every write lands.
+    @Test func aLoneWriterReturnsOnlyAfterItsSync() async throws {
+        let directory = TemporaryDirectory("group-commit-lone")
+        let url = URL(fileURLWithPath: directory.file("lonewatch-entries.floe"))
+        FaultInjection.count(pathContains: "lonewatch-")
+        defer { FaultInjection.remove(pathContains: "lonewatch-") }
+        let writes = 40
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
+            let syncsBefore = FaultInjection.operations(pathContains: "lonewatch-").filter { $0 == .sync }.count
+            for id in 0..<writes {
+                let returned = try await realm.write { realm in
+                    _ = try realm.create(Entry.self, value: ["id": id])
+                    return id
+                }
+                #expect(returned == id)
+                // Its commit's sync returned before it did: one round per lone write.
+                let syncs = FaultInjection.operations(pathContains: "lonewatch-").filter { $0 == .sync }.count - syncsBefore
+                #expect(syncs >= id + 1, "write \(id) returned after \(syncs) syncs")
+                #expect(realm.store.groupCommit.rounds >= id + 1)
+            }
+            #expect(realm.store.lastSyncRoundNanoseconds != nil)
+        }
+        let reopened = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
+        #expect(try await reopened.read { realm in realm.objects(Entry.self).count } == writes)
+    }
+
+    /// A lone writer's sync that fails, or that is slower than the writer's watch, reaches the
+    /// writer all the same: the failed one as its error (and every later write fails: what
+    /// reached the disk is unknown), the slow one as its result once the sync returned.
+    @Test func aLoneWriterGetsASlowOrFailedSyncsOutcome() async throws {
+        let directory = TemporaryDirectory("group-commit-lone-fail")
+        let url = URL(fileURLWithPath: directory.file("lonefail-entries.floe"))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
+        for id in 0..<5 { try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id]) } }
+        // Slower than the watch: the writer suspends and is resumed after the sync.
+        FaultInjection.slowDown(.sync, by: 2_000, pathContains: "lonefail-")
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 5]) }
+        #expect(clock.now - started >= .microseconds(2_000), "the write returned before its slowed sync")
+        FaultInjection.remove(pathContains: "lonefail-")
+        // Quick again, then a sync that fails.
+        for id in 6..<9 { try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id]) } }
+        FaultInjection.install(.init(pathContains: "lonefail-", failing: 0, with: .error(EIO), kinds: [.sync]))
+        defer { FaultInjection.remove(pathContains: "lonefail-") }
+        let failed = await #expect(throws: FloeError.self) {
+            try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 9]) }
+        }
+        guard case .io(_, "fsync", EIO) = failed else {
+            Issue.record("the write failed with \(String(describing: failed)), not its sync's EIO")
+            return
+        }
+        let later = await #expect(throws: FloeError.self) {
+            try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": 10]) }
+        }
+        #expect(later == failed)
+    }
+
     @Test func writesInsideTheActorStillSyncThemselves() async throws {
         let directory = TemporaryDirectory("group-commit-sync")
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [Entry.self]))
@@ -165,12 +226,22 @@ import Testing
     /// A writer process runs 8 tasks of awaited writes and prints each id once its write
     /// returned; killed at a random moment, every acknowledged id must be in the reopened file.
     @Test func killedGroupCommitterLosesNoAcknowledgedWrite() async throws {
-        let directory = TemporaryDirectory("group-crash")
+        try await killedWritersLoseNoAcknowledgedWrite(writers: 8, directoryName: "group-crash")
+    }
+
+    /// The same with one writer, whose writes watch for their outcomes instead of suspending
+    /// when the syncs are quick: none returns before its sync did.
+    @Test func killedLoneWriterLosesNoAcknowledgedWrite() async throws {
+        try await killedWritersLoseNoAcknowledgedWrite(writers: 1, directoryName: "lone-crash")
+    }
+
+    private func killedWritersLoseNoAcknowledgedWrite(writers: Int, directoryName: String) async throws {
+        let directory = TemporaryDirectory(directoryName)
         let path = directory.file()
         var random = SystemRandomNumberGenerator()
         var acknowledgedTotal = 0
         for kill in 0..<25 {
-            let child = try CrashChildProcess(["group", path, "8"])
+            let child = try CrashChildProcess(["group", path, String(writers)])
             guard let ready = child.readLine(killingAfter: 30), ready.hasPrefix("READY") else {
                 let ending = child.kill()
                 Issue.record("the child \(ending) before it was ready (kill \(kill)): \(child.errorText())")

@@ -39,6 +39,8 @@ final class GroupCommit: @unchecked Sendable {
     static let loneWriterWatch: UInt64 = 60_000
     /// Waiters added so far, readable without the lock (the syncer's watch reads it).
     private let arrivals = Atomic<UInt64>(0)
+    /// How long the last round's `fdatasync` took, in nanoseconds (0 before the first).
+    private let lastRoundDuration = Atomic<UInt64>(0)
 
     /// Who waits for a version: called with nil once it is durable, or with the failed sync's
     /// error. A suspended task waits through one (``waitUntilDurable(_:)``).
@@ -57,6 +59,13 @@ final class GroupCommit: @unchecked Sendable {
 
     /// How many `fdatasync` rounds group commits have run.
     var rounds: Int { locked { roundCount } }
+
+    /// How long the last round's `fdatasync` took (nil before the first round): what a writer
+    /// that has just handed over its commit can expect to wait.
+    var lastRoundNanoseconds: UInt64? {
+        let duration = lastRoundDuration.load(ordering: .relaxed)
+        return duration == 0 ? nil : duration
+    }
 
     /// The first sync failure, if any; the store refuses writes after one.
     var failure: FloeError? { locked { failureRecorded } }
@@ -143,7 +152,9 @@ final class GroupCommit: @unchecked Sendable {
                 return true
             }
             guard proceed else { return }
+            let started = Self.monotonicNanoseconds()
             let (version, failure) = syncRound()
+            lastRoundDuration.store(Self.monotonicNanoseconds() - started, ordering: .relaxed)
             let (resumed, failed, alone) = locked { () -> ([Waiter], [Waiter], Bool) in
                 roundCount += 1
                 if let failure {

@@ -339,6 +339,9 @@ import Synchronization
         groupCommit.whenDurable(version, completion)
     }
 
+    /// How long the last group-commit round's `fdatasync` took (nil before the first).
+    var lastSyncRoundNanoseconds: UInt64? { groupCommit.lastRoundNanoseconds }
+
     func commit(_ transaction: WriteTransaction, deferringSync: Bool) throws(FloeError) -> UInt64 {
         defer {
             // Published or failed, the transaction's rows are no longer the ones reads see.

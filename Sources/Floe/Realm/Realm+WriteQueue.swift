@@ -1,3 +1,5 @@
+import Foundation
+
 /// The awaited writes waiting for a realm's actor (``Realm/write(_:)-(sending(borrowing Transaction)->Result)``).
 ///
 /// A writer puts its write here and, unless another writer is already draining the queue, hops
@@ -26,6 +28,9 @@ final class WriteQueue: Sendable {
         }
     }
 
+    /// Whether no write is queued (a drain under way may still be running its turn).
+    var isEmpty: Bool { state.withLock { $0.writes.isEmpty } }
+
     /// The next writes to run, oldest first; none when the queue is empty, which ends the drain.
     func next() -> ArraySlice<any QueuedWrite> {
         state.withLock { state in
@@ -48,7 +53,8 @@ protocol QueuedWrite: AnyObject, Sendable {
     /// on the realm's actor.
     func run(in core: ObjectContext, access: _RealmAccess) -> UInt64?
     /// Gives the writer its outcome once `version` (which ``run(in:access:)`` answered) is durable.
-    func awaitDurability(of version: UInt64, in store: Store)
+    /// `alone`: the write was its turn's only one, with nothing queued behind it.
+    func awaitDurability(of version: UInt64, in store: Store, alone: Bool)
 }
 
 /// A queued write returning `Value`, and its writer's wait for the outcome.
@@ -62,6 +68,12 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
         var outcome: Result<Value, any Error>?
         var writer: CheckedContinuation<Value, any Error>?
         var isCancelled = false
+        /// Whether the writer watches for its outcome for up to ``briefWait`` before it
+        /// suspends: set for a lone write when the last sync round was quick. A suspended
+        /// writer is resumed on a pool thread that has gone idle meanwhile, a thread wake-up
+        /// per write; watching instead holds its thread no longer than ``briefWait``, and
+        /// never for a slow disk's sync.
+        var waitsBriefly = false
     }
 
     private let state = Locked(State())
@@ -79,6 +91,7 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
 
     /// The committed write's result, kept from ``run(in:access:)`` until its commit is durable.
     private var committed: Value?
+    static var briefWait: UInt64 { 200_000 }
 
     func run(in core: ObjectContext, access: _RealmAccess) -> UInt64? {
         // The block is run and let go of before the writer can learn the outcome: the writer
@@ -93,9 +106,12 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
         }
     }
 
-    func awaitDurability(of version: UInt64, in store: Store) {
+    func awaitDurability(of version: UInt64, in store: Store, alone: Bool) {
         guard let result = committed else { return }
         committed = nil
+        if alone, let lastRound = store.lastSyncRoundNanoseconds, lastRound <= Self.briefWait / 2 {
+            state.withLock { $0.waitsBriefly = true }
+        }
         store.whenDurable(version) { [self] error in
             finish(error.map { .failure($0) } ?? .success(result))
         }
@@ -118,6 +134,17 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
         }
     }
 
+    /// The outcome if it comes within ``briefWait``, yielding the core meanwhile (to the
+    /// syncer thread, among others).
+    private func watchForOutcome() -> Result<Value, any Error>? {
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.briefWait
+        repeat {
+            if let outcome = state.withLock({ $0.outcome }) { return outcome }
+            sched_yield()
+        } while DispatchTime.now().uptimeNanoseconds < deadline
+        return nil
+    }
+
     private func finish(_ outcome: Result<Value, any Error>) {
         let writer = state.withLock { state -> CheckedContinuation<Value, any Error>? in
             guard let writer = state.writer else {
@@ -132,7 +159,8 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
 
     /// The write's result once it is durable, or its error.
     func outcome() async throws -> Value {
-        try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
+        if state.withLock({ $0.waitsBriefly }), let outcome = watchForOutcome() { return try outcome.get() }
+        return try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
             let outcome = state.withLock { state -> Result<Value, any Error>? in
                 if let outcome = state.outcome { return outcome }
                 state.writer = writer
@@ -174,7 +202,8 @@ extension Realm {
             for write in writes {
                 if let version = write.run(in: core, access: access) { committed.append((write, version)) }
             }
-            for (write, version) in committed { write.awaitDurability(of: version, in: store) }
+            let alone = committed.count == 1 && writeQueue.isEmpty
+            for (write, version) in committed { write.awaitDurability(of: version, in: store, alone: alone) }
             core.endTurnOfWrites()
             writes = writeQueue.next()
             if !writes.isEmpty { await Task.yield() }
