@@ -153,6 +153,72 @@ enum ProjectedReadModels {
         let stored = try await realm.read { realm in realm.objects(Projections.KeyedProjection.self).map(\.title) }
         #expect(stored == ["stored again"])
     }
+
+    @Test func projectionsKeptAcrossRolledBackWritesReadTheirOwnRowsCommittedValues() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(
+            inMemoryIdentifier: "projected-reads-\(UUID())", objectTypes: [ShelfV2.self]))
+        let seen = try await realm.rolledBackProjectionReads()
+        #expect(seen == [
+            "three 30 | one 10",          // first reads (each field keeps its column and binding)
+            "three 30 | one 10",          // the kept column and binding
+            "THREE 33 | one 11",          // inside a write, after writes to both roots
+            "THREE 33 | one 11",          // rows before the third deleted and new rows added
+            "three 30 | one 10",          // that write cancelled
+            "three 30 | one 10",          // a write through the projections that threw
+            "three 30 | -",               // the first root deleted, the rows before the third gone
+            "three 30",                   // a later write's values (the third's row moved)
+            "three 31",
+        ])
+    }
+}
+
+extension Realm {
+    /// Two projections of `ShelfV2` objects (the third and the first) kept across a cancelled
+    /// write that moved rows, a write that threw, and committed deletions before their rows.
+    fileprivate func rolledBackProjectionReads() throws -> [String] {
+        typealias ShelfV2 = ProjectedReadModels.ShelfV2
+        typealias ShelfProjection = ProjectedReadModels.ShelfProjection
+        struct Refused: Error {}
+        let names = ["one", "two", "three", "four"]
+        let (third, first) = try write { () -> (ShelfProjection, ShelfProjection) in
+            for id in 1...4 { try create(ShelfV2.self, value: ["id": id, "title": names[id - 1], "count": id * 10]) }
+            return (object(ofType: ShelfProjection.self, forPrimaryKey: 3)!, object(ofType: ShelfProjection.self, forPrimaryKey: 1)!)
+        }
+        var seen: [String] = []
+        func look(_ includeFirst: Bool = true) {
+            let firstLine = includeFirst ? (first.rootObject.isInvalidated ? "-" : "\(first.title) \(first.count)") : nil
+            seen.append(["\(third.title) \(third.count)", firstLine].compactMap { $0 }.joined(separator: " | "))
+        }
+        look()
+        look()
+        try beginWrite()
+        object(ofType: ShelfV2.self, forPrimaryKey: 3)!.title = "THREE"
+        object(ofType: ShelfV2.self, forPrimaryKey: 3)!.count = 33
+        first.count = 11
+        look()
+        try delete(object(ofType: ShelfV2.self, forPrimaryKey: 2)!)
+        for id in 5...40 { try create(ShelfV2.self, value: ["id": id, "title": "new \(id)", "count": id]) }
+        look()
+        cancelWrite()
+        look()
+        #expect(throws: Refused.self) {
+            try write {
+                third.count = 77
+                first.title = "refused"
+                throw Refused()
+            }
+        }
+        look()
+        try write {
+            try delete(object(ofType: ShelfV2.self, forPrimaryKey: 2)!)
+            try delete(first.rootObject)
+        }
+        look()
+        look(false)
+        try write { third.count = 31 }
+        look(false)
+        return seen
+    }
 }
 
 extension Realm {

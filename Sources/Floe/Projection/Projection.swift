@@ -115,6 +115,12 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     /// first read of a managed root; a projection's root, and that root's binding (and so its
     /// columns), never change after that, as a `@Persisted` field's column does not.
     @usableFromInline var directColumn: Int = -1
+    /// The root's binding, kept with ``directColumn`` (set whenever it is `>= 0`), so that the
+    /// getter loads it from the projection as the `@Persisted` getter loads its object's, and
+    /// not through the root. Unretained: the root, which the projection holds for its whole
+    /// life, holds it, and a managed object's binding is never replaced (re-pointing a walk's
+    /// root moves the same binding to another row).
+    @usableFromInline var directBinding: Unmanaged<ObjectBinding>?
 
     /// A projected property that reads `projectedKeyPath` on the root object.
     ///
@@ -150,9 +156,11 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
             // The binding is reached unretained: the root, which the projection holds, holds it
             // for the read (a strong copy would cost a retain and a release per read). No check
             // of `isRecordingFieldReads` here: only probes over unmanaged roots record reads.
+            // The column and the binding are both loaded from the projection's field: no load of
+            // the root on the way (the field keeps the binding unretained, see `directBinding`).
             let column = projection[keyPath: storageKeyPath].directColumn
-            if column >= 0, projection.rootObject._floeBinding != nil,
-               let value = Unmanaged.passUnretained(projection.rootObject._floeBinding!)._withUnsafeGuaranteedRef({ binding in
+            if column >= 0,
+               let value = projection[keyPath: storageKeyPath].directBinding.unsafelyUnwrapped._withUnsafeGuaranteedRef({ binding in
                    readPlain(binding, column: column)
                }) {
                 return value
@@ -162,9 +170,18 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
             // read then releases nothing on its common path (see `ObjectBinding.readInt(column:)`).
             // The field is written here, in instantaneous accesses: one held across a call would
             // cost every read of the field a dynamic exclusivity check.
-            let (value, compiled, directColumn) = readOutOfLine(projection[keyPath: storageKeyPath], of: projection)
+            // The value comes back as the function's own result (a register for a one-word
+            // type), the compiled read and column through locals that only this path touches:
+            // returned together as a tuple, the value came back through memory, and the common
+            // path then stored its value there too so that both paths met in one place.
+            var compiled: ProjectedRead<Value>?
+            var directColumn = -1
+            var directBinding: Unmanaged<ObjectBinding>?
+            let value = readOutOfLine(projection[keyPath: storageKeyPath], of: projection, compiled: &compiled,
+                                      directColumn: &directColumn, directBinding: &directBinding)
             if let compiled {
                 projection[keyPath: storageKeyPath].compiled = compiled
+                projection[keyPath: storageKeyPath].directBinding = directBinding
                 projection[keyPath: storageKeyPath].directColumn = directColumn
             }
             return value
@@ -175,24 +192,28 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
     }
 
     /// A read that is not of the root's own plain property: through the compiled read (links
-    /// followed), or the first read, which compiles the key path and answers the compiled read
-    /// second, and the root's column it reads directly third (-1: none), for the getter to keep
-    /// in the field.
+    /// followed), or the first read, which compiles the key path and sets `compiled` to the
+    /// compiled read, `directColumn` to the root's column it reads directly (-1: none) and
+    /// `directBinding` to the root's binding (with a column only), for the getter to keep in
+    /// the field. None is set when there is nothing to keep.
     // Inlinable, so that it is specialized for the caller's types, but never inlined: the
     // getter keeps only the common read.
     @inlinable @inline(never)
-    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>)
-        -> (value: Value, compiled: ProjectedRead<Value>?, directColumn: Int) {
+    static func readOutOfLine(_ field: Projected, of projection: Projection<Root>,
+                              compiled kept: inout ProjectedRead<Value>?, directColumn: inout Int,
+                              directBinding: inout Unmanaged<ObjectBinding>?) -> Value {
         // A managed root, once compiled: the root's column, read as its `@Persisted` getter reads it.
         if let compiled = field.compiled, !projection.isRecordingFieldReads,
            let binding = projection.rootObject._floeBinding, let value = compiled.read(from: binding) {
-            return (value, nil, -1)
+            return value
         }
         let (value, compiled) = read(field, of: projection)
-        guard let compiled, compiled.directProperty >= 0, let binding = projection.rootObject._floeBinding else {
-            return (value, compiled, -1)
+        kept = compiled
+        if let compiled, compiled.directProperty >= 0, let binding = projection.rootObject._floeBinding {
+            directColumn = binding.column(ofProperty: compiled.directProperty)
+            directBinding = Unmanaged.passUnretained(binding)
         }
-        return (value, compiled, binding.column(ofProperty: compiled.directProperty))
+        return value
     }
 
     /// `column` read by its plain type's typed read, as `ObjectBinding.read(column:as:)` does;
