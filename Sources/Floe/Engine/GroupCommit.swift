@@ -60,6 +60,9 @@ final class GroupCommit: @unchecked Sendable {
     /// How many `fdatasync` rounds group commits have run.
     var rounds: Int { locked { roundCount } }
 
+    /// Whether any writer waits for a round (a lone writer has no one to wait with).
+    var hasWaiters: Bool { locked { !waiters.isEmpty } }
+
     /// How long the last round's `fdatasync` took (nil before the first round): what a writer
     /// that has just handed over its commit can expect to wait.
     var lastRoundNanoseconds: UInt64? {

@@ -339,6 +339,9 @@ import Synchronization
         groupCommit.whenDurable(version, completion)
     }
 
+    /// Whether other writers wait for a group-commit round to make their commits durable.
+    var hasDurabilityWaiters: Bool { groupCommit.hasWaiters }
+
     /// How long the last group-commit round's `fdatasync` took (nil before the first).
     var lastSyncRoundNanoseconds: UInt64? { groupCommit.lastRoundNanoseconds }
 

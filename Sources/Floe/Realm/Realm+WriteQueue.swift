@@ -109,7 +109,10 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
     func awaitDurability(of version: UInt64, in store: Store, alone: Bool) {
         guard let result = committed else { return }
         committed = nil
-        if alone, let lastRound = store.lastSyncRoundNanoseconds, lastRound <= Self.briefWait / 2 {
+        // Not with other writers waiting for the same round (many tasks writing at once, their
+        // turns each one write long): they need the pool's threads to run again once it ends.
+        if alone, let lastRound = store.lastSyncRoundNanoseconds, lastRound <= Self.briefWait / 2,
+           !store.hasDurabilityWaiters {
             state.withLock { $0.waitsBriefly = true }
         }
         store.whenDurable(version) { [self] error in
