@@ -144,7 +144,11 @@ final class GroupCommit: @unchecked Sendable {
     private func runSyncer() {
         var servedOne = false
         while true {
-            if servedOne { watchForNextWriter() }
+            if servedOne {
+                // The lone writer's next commit comes soon: watched for, not parked for.
+                let seen = arrivals.load(ordering: .acquiring)
+                _ = BriefWatch.until(nanoseconds: Self.loneWriterWatch) { arrivals.load(ordering: .acquiring) != seen }
+            }
             let proceed = locked { () -> Bool in
                 while waiters.isEmpty {
                     if !condition.wait(until: Date(timeIntervalSinceNow: Self.idleTimeout)) && waiters.isEmpty {
@@ -155,9 +159,9 @@ final class GroupCommit: @unchecked Sendable {
                 return true
             }
             guard proceed else { return }
-            let started = Self.monotonicNanoseconds()
+            let started = BriefWatch.now()
             let (version, failure) = syncRound()
-            lastRoundDuration.store(Self.monotonicNanoseconds() - started, ordering: .relaxed)
+            lastRoundDuration.store(BriefWatch.now() - started, ordering: .relaxed)
             let (resumed, failed, alone) = locked { () -> ([Waiter], [Waiter], Bool) in
                 roundCount += 1
                 if let failure {
@@ -173,23 +177,6 @@ final class GroupCommit: @unchecked Sendable {
             for waiter in resumed { waiter(nil) }
             if let failure { for waiter in failed { waiter(failure) } }
         }
-    }
-
-    /// Returns when a writer arrives or ``loneWriterWatch`` has passed, yielding the core
-    /// meanwhile to whatever else is runnable (the writer's own thread first of all).
-    private func watchForNextWriter() {
-        let seen = arrivals.load(ordering: .acquiring)
-        let deadline = Self.monotonicNanoseconds() + Self.loneWriterWatch
-        repeat {
-            if arrivals.load(ordering: .acquiring) != seen { return }
-            sched_yield()
-        } while Self.monotonicNanoseconds() < deadline
-    }
-
-    private static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }
 
     /// One `fdatasync` of the newest file, covering every version appended before it began.

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The awaited writes waiting for a realm's actor (``Realm/write(_:)-(sending(borrowing Transaction)->Result)``).
 ///
 /// A writer puts its write here and, unless another writer is already draining the queue, hops
@@ -140,12 +138,12 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
     /// The outcome if it comes within ``briefWait``, yielding the core meanwhile (to the
     /// syncer thread, among others).
     private func watchForOutcome() -> Result<Value, any Error>? {
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.briefWait
-        repeat {
-            if let outcome = state.withLock({ $0.outcome }) { return outcome }
-            sched_yield()
-        } while DispatchTime.now().uptimeNanoseconds < deadline
-        return nil
+        var outcome: Result<Value, any Error>?
+        _ = BriefWatch.until(nanoseconds: Self.briefWait) {
+            outcome = state.withLock { $0.outcome }
+            return outcome != nil
+        }
+        return outcome
     }
 
     private func finish(_ outcome: Result<Value, any Error>) {
