@@ -176,7 +176,7 @@ import Testing
                 #expect(syncs >= id + 1, "write \(id) returned after \(syncs) syncs")
                 #expect(realm.store.groupCommit.rounds >= id + 1)
             }
-            #expect(realm.store.lastSyncRoundNanoseconds != nil)
+            #expect(realm.store.groupCommit.lastRoundNanoseconds != nil)
         }
         let reopened = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
         #expect(try await reopened.read { realm in realm.objects(Entry.self).count } == writes)

@@ -37,6 +37,8 @@ final class GroupCommit: @unchecked Sendable {
     /// wake-up on every write. Rounds that served several writers never watch: their writers
     /// keep the syncer busy anyway.
     static let loneWriterWatch: UInt64 = 60_000
+    /// How long a lone writer watches for its outcome (``outcomeWatchForLoneWriter``).
+    static let loneWriterOutcomeWatch: UInt64 = 200_000
     /// Waiters added so far, readable without the lock (the syncer's watch reads it).
     private let arrivals = Atomic<UInt64>(0)
     /// How long the last round's `fdatasync` took, in nanoseconds (0 before the first).
@@ -60,11 +62,19 @@ final class GroupCommit: @unchecked Sendable {
     /// How many `fdatasync` rounds group commits have run.
     var rounds: Int { locked { roundCount } }
 
-    /// Whether any writer waits for a round (a lone writer has no one to wait with).
-    var hasWaiters: Bool { locked { !waiters.isEmpty } }
+    /// How long a writer alone with its commit may watch for the round that covers it
+    /// (``BriefWatch``) before it suspends; 0: it suspends at once. Only while the last round
+    /// took under half of ``loneWriterOutcomeWatch`` (a quick disk) and nobody else waits for
+    /// a round: writers waiting together need the threads to run again once their round ends.
+    /// Suspended, a writer is resumed on a thread that went idle meanwhile and must be woken.
+    var outcomeWatchForLoneWriter: UInt64 {
+        let lastRound = lastRoundDuration.load(ordering: .relaxed)
+        guard lastRound != 0, lastRound <= Self.loneWriterOutcomeWatch / 2, locked({ waiters.isEmpty }) else { return 0 }
+        return Self.loneWriterOutcomeWatch
+    }
 
-    /// How long the last round's `fdatasync` took (nil before the first round): what a writer
-    /// that has just handed over its commit can expect to wait.
+    /// How long the last round's `fdatasync` took (nil before the first round; for tests, as
+    /// ``rounds``).
     var lastRoundNanoseconds: UInt64? {
         let duration = lastRoundDuration.load(ordering: .relaxed)
         return duration == 0 ? nil : duration

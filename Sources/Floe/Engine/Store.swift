@@ -339,11 +339,10 @@ import Synchronization
         groupCommit.whenDurable(version, completion)
     }
 
-    /// Whether other writers wait for a group-commit round to make their commits durable.
-    var hasDurabilityWaiters: Bool { groupCommit.hasWaiters }
-
-    /// How long the last group-commit round's `fdatasync` took (nil before the first).
-    var lastSyncRoundNanoseconds: UInt64? { groupCommit.lastRoundNanoseconds }
+    /// How long a writer alone with its deferred commit may watch for its sync before it
+    /// waits through ``whenDurable(_:_:)`` suspended (0: not at all); see
+    /// `GroupCommit.outcomeWatchForLoneWriter`.
+    var outcomeWatchForLoneWriter: UInt64 { groupCommit.outcomeWatchForLoneWriter }
 
     func commit(_ transaction: WriteTransaction, deferringSync: Bool) throws(FloeError) -> UInt64 {
         defer {

@@ -66,12 +66,9 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
         var outcome: Result<Value, any Error>?
         var writer: CheckedContinuation<Value, any Error>?
         var isCancelled = false
-        /// Whether the writer watches for its outcome for up to ``briefWait`` before it
-        /// suspends: set for a lone write when the last sync round was quick. A suspended
-        /// writer is resumed on a pool thread that has gone idle meanwhile, a thread wake-up
-        /// per write; watching instead holds its thread no longer than ``briefWait``, and
-        /// never for a slow disk's sync.
-        var waitsBriefly = false
+        /// How long the writer watches for its outcome before it suspends (0: not at all), as
+        /// the store allows a lone write (`Store.outcomeWatchForLoneWriter`).
+        var outcomeWatch: UInt64 = 0
     }
 
     private let state = Locked(State())
@@ -89,7 +86,6 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
 
     /// The committed write's result, kept from ``run(in:access:)`` until its commit is durable.
     private var committed: Value?
-    static var briefWait: UInt64 { 200_000 }
 
     func run(in core: ObjectContext, access: _RealmAccess) -> UInt64? {
         // The block is run and let go of before the writer can learn the outcome: the writer
@@ -107,11 +103,9 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
     func awaitDurability(of version: UInt64, in store: Store, alone: Bool) {
         guard let result = committed else { return }
         committed = nil
-        // Not with other writers waiting for the same round (many tasks writing at once, their
-        // turns each one write long): they need the pool's threads to run again once it ends.
-        if alone, let lastRound = store.lastSyncRoundNanoseconds, lastRound <= Self.briefWait / 2,
-           !store.hasDurabilityWaiters {
-            state.withLock { $0.waitsBriefly = true }
+        if alone {
+            let watch = store.outcomeWatchForLoneWriter
+            if watch > 0 { state.withLock { $0.outcomeWatch = watch } }
         }
         store.whenDurable(version) { [self] error in
             finish(error.map { .failure($0) } ?? .success(result))
@@ -135,11 +129,11 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
         }
     }
 
-    /// The outcome if it comes within ``briefWait``, yielding the core meanwhile (to the
+    /// The outcome if it comes within `nanoseconds`, yielding the core meanwhile (to the
     /// syncer thread, among others).
-    private func watchForOutcome() -> Result<Value, any Error>? {
+    private func watchForOutcome(nanoseconds: UInt64) -> Result<Value, any Error>? {
         var outcome: Result<Value, any Error>?
-        _ = BriefWatch.until(nanoseconds: Self.briefWait) {
+        _ = BriefWatch.until(nanoseconds: nanoseconds) {
             outcome = state.withLock { $0.outcome }
             return outcome != nil
         }
@@ -160,7 +154,8 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
 
     /// The write's result once it is durable, or its error.
     func outcome() async throws -> Value {
-        if state.withLock({ $0.waitsBriefly }), let outcome = watchForOutcome() { return try outcome.get() }
+        let watch = state.withLock { $0.outcomeWatch }
+        if watch > 0, let outcome = watchForOutcome(nanoseconds: watch) { return try outcome.get() }
         return try await withCheckedThrowingContinuation { (writer: CheckedContinuation<Value, any Error>) in
             let outcome = state.withLock { state -> Result<Value, any Error>? in
                 if let outcome = state.outcome { return outcome }
