@@ -218,6 +218,17 @@ extension Realm {
     func addDogsOneByOne(from first: Int, count: Int) throws {
         for index in first..<first + count { try write { try add(ProfileDog(index: index)) } }
     }
+
+    /// As ``addDogsOneByOne(from:count:)``, with primary keys in the order W8's tasks commit
+    /// them: round-robin over `tasks` runs of consecutive keys.
+    @inline(never)
+    func measuredW8Commits(tasks: Int, count: Int) throws {
+        let perTask = count / tasks
+        for index in 0..<count {
+            let key = (index % tasks) * perTask + index / tasks
+            try write { try add(ProfileDog(index: key)) }
+        }
+    }
 }
 
 /// W8 and what it is made of, each as commits per second and microseconds per commit:
@@ -225,7 +236,7 @@ extension Realm {
 /// same writes awaited one after another from outside (`.none`: the hops to the actor and back);
 /// `100 tasks` awaited by 100 tasks at once (`.none`: the hops under contention); `W8` the
 /// benchmark itself (`.full`: each write also waits for a sync round that covers it).
-func runW8Breakdown(tasks: Int, writesPerTask: Int) async throws {
+func runW8Breakdown(tasks: Int, writesPerTask: Int, parts: Set<String> = ["inside", "serial", "unsynced", "durable"]) async throws {
     let total = tasks * writesPerTask
     func report(_ label: String, _ nanoseconds: UInt64) {
         let perCommit = Double(nanoseconds) / Double(total)
@@ -255,28 +266,43 @@ func runW8Breakdown(tasks: Int, writesPerTask: Int) async throws {
         guard stored == total else { throw ProfileFailure(description: "W8 stored \(stored) dogs, expected \(total)") }
     }
 
+    if parts.contains("inside") {
     let inside = try await open("w8-inside.realm", .none)
-    var start = DispatchTime.now().uptimeNanoseconds
+    let start = DispatchTime.now().uptimeNanoseconds
     try await inside.addDogsOneByOne(from: 0, count: total)
     report("inside the actor, .none", DispatchTime.now().uptimeNanoseconds - start)
     try await check(inside)
+    }
+    if parts.contains("interleaved") {
+        let inside = try await open("w8-interleaved.realm", .none)
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await inside.measuredW8Commits(tasks: tasks, count: total)
+        report("inside the actor, keys interleaved as W8's tasks commit them, .none", DispatchTime.now().uptimeNanoseconds - start)
+        try await check(inside)
+    }
+    if parts.contains("serial") {
 
     let serial = try await open("w8-serial.realm", .none)
-    start = DispatchTime.now().uptimeNanoseconds
+    let start = DispatchTime.now().uptimeNanoseconds
     for index in 0..<total {
         let dog = ProfileDog(index: index)
         try await serial.asyncWrite { realm in try realm.add(dog) }
     }
     report("one task awaiting, .none", DispatchTime.now().uptimeNanoseconds - start)
     try await check(serial)
+    }
+    if parts.contains("unsynced") {
 
     let unsynced = try await open("w8-unsynced.realm", .none)
     report("\(tasks) tasks awaiting, .none", try await concurrently(unsynced))
     try await check(unsynced)
+    }
+    if parts.contains("durable") {
 
     let durable = try await open("w8-durable.realm", .full)
     report("W8: \(tasks) tasks awaiting, .full", try await concurrently(durable))
     try await check(durable)
+    }
 }
 
 func readW3(_ realm: Realm) async throws -> Int { try await realm.read { realm in measuredW3(realm) } }
@@ -288,6 +314,8 @@ for workload in workloads {
         try runS1()
     case "W8":
         try await runW8Breakdown(tasks: 100, writesPerTask: 1_000)
+    case "W8-inside", "W8-interleaved", "W8-serial", "W8-unsynced", "W8-durable":
+        try await runW8Breakdown(tasks: 100, writesPerTask: 1_000, parts: [String(workload.dropFirst(3))])
     case "W1":
         let realm = try await openRealm("w1.realm")
         let milliseconds = try await measuredW1(realm, count: count)
