@@ -9,6 +9,9 @@ struct ChunkBuilder {
     private(set) var writer: ByteWriter
     private var headerChecksum = CRC32C()
     private var flushed: UInt64 = 0
+    /// Bytes of nodes written before this chunk that its nodes reference anew, although the
+    /// transaction counted them as replaced (the columns under column changes): they stay live.
+    var keptAliveBytes = 0
 
     init(start: UInt64) {
         self.start = start
