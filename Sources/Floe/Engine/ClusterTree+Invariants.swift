@@ -10,7 +10,7 @@ extension ClusterTree {
     /// number of objects found.
     ///
     /// Rules: keys strictly increase across the whole tree; every leaf is at the same depth
-    /// and holds 1...leafCapacity objects and one column per table column, each with as
+    /// and holds 1...maximumLeafObjects objects and one column per table column, each with as
     /// many rows as keys; every inner node holds 1...innerCapacity children whose first
     /// keys and counts it records correctly.
     @discardableResult
@@ -23,7 +23,7 @@ extension ClusterTree {
             if node.isLeaf {
                 if leafDepth == nil { leafDepth = depth }
                 guard leafDepth == depth else { throw InvariantViolation(table: table.name, detail: "leaves at depths \(leafDepth!) and \(depth)") }
-                guard !node.keys.isEmpty, node.keys.count <= leafCapacity else {
+                guard !node.keys.isEmpty, node.keys.count <= maximumLeafObjects else {
                     throw InvariantViolation(table: table.name, detail: "a leaf holds \(node.keys.count) objects")
                 }
                 guard node.columns.count == table.columns.count else {

@@ -17,7 +17,7 @@ extension TableNode {
 extension ClusterNode {
     func checkLocalInvariants() {
         if isLeaf {
-            precondition(!keys.isEmpty && keys.count <= ClusterTree.leafCapacity, "cluster leaf holds \(keys.count) objects")
+            precondition(!keys.isEmpty && keys.count <= ClusterTree.maximumLeafObjects, "cluster leaf holds \(keys.count) objects")
             for index in keys.indices.dropFirst() {
                 precondition(keys[index - 1] < keys[index], "cluster leaf key \(keys[index]) follows \(keys[index - 1])")
             }
