@@ -5,26 +5,28 @@ extension ColumnStorage {
     /// bit of every row, null flags included); nil when it takes more, or when the column's
     /// layout is not one a change is written for (mixed values compare by value, not by bits,
     /// and collection columns hold child references).
+    ///
+    /// Rows are compared by their stored bits, strings too: equal bits are the same bytes
+    /// (the same string storage, or the same small string). Rows that hold the same bytes in
+    /// other bits read as changed, and such a column is written whole: never wrong, at worst
+    /// larger.
     func singleRowEdit(from base: ColumnStorage) -> (edit: ColumnNode.RowEdit, row: Int)? {
         guard layout == base.layout, type == base.type, (nulls == nil) == (base.nulls == nil),
               layout != .values, layout != .collections else { return nil }
+        let shift = count - base.count
+        guard abs(shift) <= 1 else { return nil }
         let common = Swift.min(count, base.count)
         var first = 0
         while first < common && sameRow(first, in: base, at: first) { first += 1 }
-        switch count - base.count {
+        switch shift {
         case 0:
             // Unchanged entirely (a write that set the same values): a replace of the first row.
             if first == common { return common == 0 ? nil : (.replace, 0) }
-            for row in first + 1..<count where !sameRow(row, in: base, at: row) { return nil }
-            return (.replace, first)
+            return sameRows(first + 1..<count, in: base, from: first + 1) ? (.replace, first) : nil
         case 1:
-            for row in first..<base.count where !sameRow(row + 1, in: base, at: row) { return nil }
-            return (.insert, first)
-        case -1:
-            for row in first..<count where !sameRow(row, in: base, at: row + 1) { return nil }
-            return (.remove, first)
+            return sameRows(first + 1..<count, in: base, from: first) ? (.insert, first) : nil
         default:
-            return nil
+            return sameRows(first..<count, in: base, from: first + 1) ? (.remove, first) : nil
         }
     }
 
@@ -35,22 +37,38 @@ extension ColumnStorage {
         switch layout {
         case .words: return words[row] == base.words[baseRow]
         case .pairs: return words[2 * row] == base.words[2 * baseRow] && words[2 * row + 1] == base.words[2 * baseRow + 1]
-        case .strings: return Self.sameBytes(strings[row], base.strings[baseRow])
+        case .strings: return Self.sameBits(strings, row, base.strings, baseRow, count: 1)
         case .binaries: return binaries[row] == base.binaries[baseRow]
         case .values, .collections: return false
         }
     }
 
-    /// Whether two strings hold the same UTF-8 bytes (`==` compares canonical equivalence,
-    /// under which different bytes can be equal). The same string value, the usual case here
-    /// (a row a copy shares with the column it was copied from), is told by its bits alone.
-    private static func sameBytes(_ left: String, _ right: String) -> Bool {
-        if MemoryLayout<String>.size == 2 * MemoryLayout<UInt64>.size {
-            let leftBits = unsafeBitCast(left, to: (UInt64, UInt64).self)
-            let rightBits = unsafeBitCast(right, to: (UInt64, UInt64).self)
-            if leftBits == rightBits { return true }
+    /// Whether `rows` hold exactly the bits `base` holds from row `baseStart` on.
+    private func sameRows(_ rows: Range<Int>, in base: ColumnStorage, from baseStart: Int) -> Bool {
+        guard !rows.isEmpty else { return true }
+        if let nulls, !Self.sameBits(nulls, rows.lowerBound, base.nulls!, baseStart, count: rows.count) { return false }
+        switch layout {
+        case .words: return Self.sameBits(words, rows.lowerBound, base.words, baseStart, count: rows.count)
+        case .pairs: return Self.sameBits(words, 2 * rows.lowerBound, base.words, 2 * baseStart, count: 2 * rows.count)
+        case .strings: return Self.sameBits(strings, rows.lowerBound, base.strings, baseStart, count: rows.count)
+        case .binaries:
+            for (offset, row) in rows.enumerated() where binaries[row] != base.binaries[baseStart + offset] { return false }
+            return true
+        case .values, .collections: return false
         }
-        return left.utf8.elementsEqual(right.utf8)
+    }
+
+    /// Whether `count` elements of `left` from `leftStart` and of `right` from `rightStart`
+    /// have the same bits (one comparison of their memory, not one per element).
+    private static func sameBits<Element>(_ left: [Element], _ leftStart: Int, _ right: [Element], _ rightStart: Int, count: Int) -> Bool {
+        precondition(leftStart >= 0 && rightStart >= 0 && leftStart + count <= left.count && rightStart + count <= right.count,
+                     "rows \(leftStart)..<\(leftStart + count) and \(rightStart)..<\(rightStart + count) of columns of \(left.count) and \(right.count) rows")
+        let stride = MemoryLayout<Element>.stride
+        return left.withUnsafeBytes { leftBytes in
+            right.withUnsafeBytes { rightBytes in
+                memcmp(leftBytes.baseAddress! + leftStart * stride, rightBytes.baseAddress! + rightStart * stride, count * stride) == 0
+            }
+        }
     }
 
     /// Row `row` alone, as a one-row column encoding of this column's layout, type and
@@ -113,3 +131,11 @@ extension ColumnStorage {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -24,6 +24,9 @@ protocol TreeNode: AnyObject {
     static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> Self
     /// The image to write, given the file offsets of its (already written) children.
     func image() -> NodeImage
+    /// Appends ``image()`` to `chunk` (nodes a commit writes often write it in place, with no
+    /// arrays built for it); returns its offset and the bytes it takes.
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int)
     /// A mutable copy that shares the arrays (copy-on-write) and child references.
     func mutableCopy() -> Self
     /// ``mutableCopy()`` of this node as written at `offset` (0: never written): a node whose
@@ -45,6 +48,11 @@ protocol TreeNode: AnyObject {
 
 extension TreeNode {
     func mutableCopy(writtenAt offset: UInt64) -> Self { mutableCopy() }
+
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+        let image = image()
+        return (chunk.append(image), image.encodedSize)
+    }
 }
 
 /// Type-erased view of a ``NodeRef`` for walks that do not care about the node type.
@@ -158,11 +166,11 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
         #endif
         node.isMutable = false
         if chunk != nil {
-            let image = node.image()
-            offset = chunk!.append(image)
-            node.storedSize = image.encodedSize
+            let (written, size) = node.write(into: &chunk!)
+            offset = written
+            node.storedSize = size
             // A column change keeps the written column under it alive (its stored size counts both).
-            chunk!.keptAliveBytes += node.storedSize - image.encodedSize
+            chunk!.keptAliveBytes += node.storedSize - size
         }
         return offset
     }

@@ -278,14 +278,30 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
 
     func image() -> NodeImage {
         var writer = ByteWriter(capacity: 24 + keys.count * (isLeaf ? 8 : 16))
+        writePayload(into: &writer)
+        let kind = isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner
+        return NodeImage(kind: kind.rawValue, children: isLeaf ? columns.map(\.offset) : children.map(\.offset), payload: writer.takeBytes())
+    }
+
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+        let kind = isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner
+        return chunk.appendNode(kind: kind.rawValue, childCount: isLeaf ? columns.count : children.count) { writer in
+            if isLeaf {
+                for column in columns { writer.append(column.offset) }
+            } else {
+                for child in children { writer.append(child.offset) }
+            }
+            writePayload(into: &writer)
+        }
+    }
+
+    private func writePayload(into writer: inout ByteWriter) {
         if !isLeaf {
             writer.append(KeyEncoding.innerPacked.rawValue)
             writer.append(UInt32(keys.count))
             keys.withUnsafeBufferPointer { writer.appendPacked($0) }
             counts.withUnsafeBufferPointer { writer.appendPacked($0) }
-            return NodeImage(kind: NodeKind.clusterInner.rawValue, children: children.map(\.offset), payload: writer.takeBytes())
-        }
-        if Self.areConsecutive(keys) {
+        } else if Self.areConsecutive(keys) {
             writer.append(KeyEncoding.leafRun.rawValue)
             writer.append(UInt32(keys.count))
             writer.append(keys[0])
@@ -297,7 +313,6 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
             writer.append(UInt32(keys.count))
             keys.withUnsafeBufferPointer { writer.appendPacked($0) }
         }
-        return NodeImage(kind: NodeKind.clusterLeaf.rawValue, children: columns.map(\.offset), payload: writer.takeBytes())
     }
 
     /// Whether `keys` are first, first + 1, … (and not empty).
@@ -379,6 +394,15 @@ final class ColumnNode: TreeNode, @unchecked Sendable {
         storage.encode(into: &writer)
         let children = storage.layout == .collections ? storage.collections.map { $0?.offset ?? 0 } : []
         return NodeImage(kind: NodeKind.column.rawValue, children: children, payload: writer.takeBytes())
+    }
+
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+        if let change = imageAsChange() { return (chunk.append(change), change.encodedSize) }
+        let hasChildren = storage.layout == .collections
+        return chunk.appendNode(kind: NodeKind.column.rawValue, childCount: hasChildren ? storage.collections.count : 0) { writer in
+            if hasChildren { for root in storage.collections { writer.append(root?.offset ?? 0) } }
+            storage.encode(into: &writer)
+        }
     }
 
     func mutableCopy() -> ColumnNode { ColumnNode(storage: storage) }
