@@ -2,9 +2,11 @@ import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
 
-/// Writers fill leaves to ``ClusterTree/leafCapacity`` objects; files may hold leaves of up to
-/// ``ClusterTree/maximumLeafObjects`` (written before the capacity was lowered), which read,
-/// verify and take writes as they are.
+/// Writers fill leaves to ``ClusterTree/leafCapacity`` objects and inner nodes to
+/// ``ClusterTree/innerCapacity`` children; files may hold leaves of up to
+/// ``ClusterTree/maximumLeafObjects`` and inner nodes of up to
+/// ``ClusterTree/maximumInnerChildren`` (written before the capacities were lowered), which
+/// read, verify and take writes as they are.
 @Suite struct LeafCapacityTests {
     static let spec = TableSpec(name: "Thing", columns: [
         ColumnSpec(name: "number", type: .int),
@@ -30,6 +32,87 @@ import Testing
         #expect(sizes.reduce(0, +) == 1_000)
         #expect(ClusterTree.leafCapacity < ClusterTree.maximumLeafObjects)
         transaction.rollback()
+        store.close()
+    }
+
+    static func innerSizes(_ reader: some VersionReading, _ table: TableHandle) throws -> [Int] {
+        var sizes: [Int] = []
+        func visit(_ ref: NodeRef<ClusterNode>) throws {
+            let node = try ref.load()
+            guard !node.isLeaf else { return }
+            sizes.append(node.children.count)
+            for child in node.children { try visit(child) }
+        }
+        if let root = try reader.tableNode(table).root { try visit(root) }
+        return sizes
+    }
+
+    @Test func writersSplitInnerNodesAtTheirCapacity() throws {
+        let store = Store.inMemory(identifier: "inner-capacity-\(UUID())")
+        let transaction = try store.beginWrite()
+        let table = try transaction.createTable(Self.spec)
+        let count = ClusterTree.leafCapacity * ClusterTree.innerCapacity * 3
+        for key in 0..<count { try transaction.insertObject(into: table, key: Int64(key), values: [.int(Int64(key)), .string("")]) }
+        let sizes = try Self.innerSizes(transaction, table)
+        #expect(sizes.count > 1)
+        #expect(sizes.allSatisfy { $0 <= ClusterTree.innerCapacity }, "\(sizes)")
+        #expect(ClusterTree.innerCapacity < ClusterTree.maximumInnerChildren)
+        transaction.rollback()
+        store.close()
+    }
+
+    @Test func anInnerNodeLargerThanTheCapacityReadsVerifiesAndGrows() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file()
+        var store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        let leaves = ClusterTree.maximumInnerChildren
+        var keys = (0..<leaves * 4).map { Int64($0 * 3) }
+        do {
+            let transaction = try store.beginWrite()
+            let table = try transaction.createTable(Self.spec)
+            for key in keys { try transaction.insertObject(into: table, key: key, values: [.int(key), .string("k\(key)")]) }
+            // One root over 64 leaves of four objects, as a file written with 64-way inner nodes holds.
+            var children: [NodeRef<ClusterNode>] = []
+            for leaf in 0..<leaves {
+                let leafKeys = Array(keys[leaf * 4..<leaf * 4 + 4])
+                var numbers = ColumnStorage(elementType: .int, nullable: false)
+                var names = ColumnStorage(elementType: .string, nullable: false)
+                for key in leafKeys {
+                    numbers.append(.int(key))
+                    names.append(.string("k\(key)"))
+                }
+                children.append(NodeRef(ClusterNode(leafKeys: leafKeys, columns: [NodeRef(ColumnNode(storage: numbers)), NodeRef(ColumnNode(storage: names))])))
+            }
+            try transaction.tableNode(table).root = NodeRef(ClusterNode(
+                innerKeys: (0..<leaves).map { keys[$0 * 4] }, counts: [Int](repeating: 4, count: leaves), children: children))
+            try transaction.commit()
+        }
+        store.close()
+        store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        #expect(try Self.innerSizes(try store.snapshot(), try store.snapshot().table(named: "Thing")) == [leaves])
+        #expect(try store.verify().isValid)
+        // Enough inserts into one leaf to split it, each its own commit, and a delete.
+        for round in 0..<(ClusterTree.leafCapacity + 10) {
+            let transaction = try store.beginWrite()
+            let table = try transaction.table(named: "Thing")
+            if round == 5 {
+                #expect(try transaction.deleteObject(from: table, key: keys.removeLast()))
+            } else {
+                let key = Int64(1_000_000 + round)
+                try transaction.insertObject(into: table, key: key, values: [.int(key), .string("k\(key)")])
+                keys.append(key)
+            }
+            try transaction.commit()
+        }
+        store.close()
+        store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        let snapshot = try store.snapshot()
+        let handle = try snapshot.table(named: "Thing")
+        let report = try store.verify()
+        #expect(report.isValid, "\(report)")
+        #expect(try snapshot.objectKeys(in: handle) == keys.sorted())
+        for key in keys { #expect(try snapshot.value(in: handle, key: key, column: 1) == .string("k\(key)")) }
+        #expect(try Self.innerSizes(snapshot, handle).allSatisfy { $0 <= ClusterTree.maximumInnerChildren })
         store.close()
     }
 

@@ -14,6 +14,12 @@ enum ClusterTree {
     /// Objects per leaf at most, as the file format allows and readers accept (files written
     /// with larger leaves read and grow as they are).
     static let maximumLeafObjects = 256
-    /// Children per inner node at most.
-    static let innerCapacity = 64
+    /// Children per inner node at most, as this writer fills them: an inner node past it
+    /// splits. Every commit writes the inner nodes on the path to each leaf it changed, child
+    /// references and all, so their size is what every commit pays; 32 children keep a table of
+    /// up to 32,768 objects two levels deep, and a million three, as 64 do.
+    static let innerCapacity = 32
+    /// Children per inner node at most, as the file format allows and readers accept (files
+    /// written with larger inner nodes read and grow as they are).
+    static let maximumInnerChildren = 64
 }

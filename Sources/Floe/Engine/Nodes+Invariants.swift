@@ -27,7 +27,7 @@ extension ClusterNode {
                 }
             }
         } else {
-            precondition(!children.isEmpty && children.count <= ClusterTree.innerCapacity, "cluster inner node has \(children.count) children")
+            precondition(!children.isEmpty && children.count <= ClusterTree.maximumInnerChildren, "cluster inner node has \(children.count) children")
             precondition(keys.count == children.count && counts.count == children.count,
                          "cluster inner node has \(children.count) children, \(keys.count) keys, \(counts.count) counts")
             for index in keys.indices.dropFirst() {
