@@ -35,17 +35,7 @@ import Testing
             // Keys spread out, so that later inserts land inside leaves, not only at their ends.
             for index in 0..<600 {
                 let key = Int64(index * 4)
-                var object = RandomizedModelTests.ModelObject()
-                var values: [Value] = []
-                for column in RandomizedModelTests.spec.columns.indices {
-                    if RandomizedModelTests.scalarColumns.contains(column) {
-                        let value = RandomizedModelTests.randomValue(column: column, using: &random)
-                        object.scalars[column] = value
-                        values.append(value)
-                    } else {
-                        values.append(.null)
-                    }
-                }
+                let (object, values) = RandomizedModelTests.randomObject(using: &random)
                 try transaction.insertObject(into: table, key: key, values: values)
                 model[key] = object
             }
@@ -60,17 +50,7 @@ import Testing
                 // An insert between existing keys.
                 var key = Int64.random(in: 0..<2_400, using: &random)
                 while model[key] != nil { key += 1 }
-                var object = RandomizedModelTests.ModelObject()
-                var values: [Value] = []
-                for column in RandomizedModelTests.spec.columns.indices {
-                    if RandomizedModelTests.scalarColumns.contains(column) {
-                        let value = RandomizedModelTests.randomValue(column: column, using: &random)
-                        object.scalars[column] = value
-                        values.append(value)
-                    } else {
-                        values.append(.null)
-                    }
-                }
+                let (object, values) = RandomizedModelTests.randomObject(using: &random)
                 try transaction.insertObject(into: table, key: key, values: values)
                 model[key] = object
             case 1:

@@ -13,6 +13,17 @@ import Testing
         ColumnSpec(name: "name", type: .string),
     ])
 
+    /// A leaf of `rows` (key, and the key as `number`), of any size.
+    static func leaf(_ rows: [(key: Int64, name: String)]) -> ClusterNode {
+        var numbers = ColumnStorage(elementType: .int, nullable: false)
+        var names = ColumnStorage(elementType: .string, nullable: false)
+        for (key, name) in rows {
+            numbers.append(.int(key))
+            names.append(.string(name))
+        }
+        return ClusterNode(leafKeys: rows.map(\.key), columns: [NodeRef(ColumnNode(storage: numbers)), NodeRef(ColumnNode(storage: names))])
+    }
+
     static func leafSizes(_ reader: some VersionReading, _ table: TableHandle) throws -> [Int] {
         var sizes: [Int] = []
         try ClusterTree.forEachLeaf(in: try reader.tableNode(table).root) { leaf throws(FloeError) in
@@ -75,13 +86,7 @@ import Testing
             var children: [NodeRef<ClusterNode>] = []
             for leaf in 0..<leaves {
                 let leafKeys = Array(keys[leaf * 4..<leaf * 4 + 4])
-                var numbers = ColumnStorage(elementType: .int, nullable: false)
-                var names = ColumnStorage(elementType: .string, nullable: false)
-                for key in leafKeys {
-                    numbers.append(.int(key))
-                    names.append(.string("k\(key)"))
-                }
-                children.append(NodeRef(ClusterNode(leafKeys: leafKeys, columns: [NodeRef(ColumnNode(storage: numbers)), NodeRef(ColumnNode(storage: names))])))
+                children.append(NodeRef(Self.leaf(leafKeys.map { ($0, "k\($0)") })))
             }
             try transaction.tableNode(table).root = NodeRef(ClusterNode(
                 innerKeys: (0..<leaves).map { keys[$0 * 4] }, counts: [Int](repeating: 4, count: leaves), children: children))
@@ -127,15 +132,7 @@ import Testing
             let table = try transaction.createTable(Self.spec)
             for (key, name) in model { try transaction.insertObject(into: table, key: key, values: [.int(key), .string(name)]) }
             // One leaf of every object, as a file written with 256-object leaves holds.
-            var numbers = ColumnStorage(elementType: .int, nullable: false)
-            var names = ColumnStorage(elementType: .string, nullable: false)
-            for (key, name) in model {
-                numbers.append(.int(key))
-                names.append(.string(name))
-            }
-            try transaction.tableNode(table).root = NodeRef(ClusterNode(leafKeys: model.map(\.key), columns: [
-                NodeRef(ColumnNode(storage: numbers)), NodeRef(ColumnNode(storage: names)),
-            ]))
+            try transaction.tableNode(table).root = NodeRef(Self.leaf(model))
             try transaction.commit()
         }
         store.close()
