@@ -22,7 +22,9 @@ import Testing
         ])
         #expect(NodeKind.allCases.map { "\($0)=\($0.rawValue)" } == [
             "group=1", "table=2", "clusterInner=3", "clusterLeaf=4", "column=5", "collectionInner=6", "collectionLeaf=7",
+            "columnChange=8",
         ])
+        #expect(ColumnNode.RowEdit.insert.rawValue == 1 && ColumnNode.RowEdit.replace.rawValue == 2 && ColumnNode.RowEdit.remove.rawValue == 3)
         // Mixed cells tag each value kind; the tags are written by encodeValue.
         let tagged: [(Value, UInt8)] = [
             (.null, 0), (.bool(true), 1), (.int(1), 2), (.float(1), 3), (.double(1), 4), (.string("a"), 5),

@@ -54,6 +54,22 @@ import Testing
         }
     }
 
+    /// A new object of random scalars (collections empty), and the row that inserts it.
+    static func randomObject(using random: inout SeededGenerator) -> (ModelObject, [Value]) {
+        var object = ModelObject()
+        var values: [Value] = []
+        for column in spec.columns.indices {
+            if scalarColumns.contains(column) {
+                let value = randomValue(column: column, using: &random)
+                object.scalars[column] = value
+                values.append(value)
+            } else {
+                values.append(.null)
+            }
+        }
+        return (object, values)
+    }
+
     static func check(_ reader: some VersionReading, against model: Model) throws {
         let table = try reader.table(named: "Thing")
         #expect(try reader.objectCount(in: table) == model.count)
@@ -96,17 +112,7 @@ import Testing
                 let operation = existing.isEmpty ? 0 : Int.random(in: 0..<10, using: &random)
                 switch operation {
                 case 0, 1:
-                    var object = ModelObject()
-                    var values: [Value] = []
-                    for column in Self.spec.columns.indices {
-                        if Self.scalarColumns.contains(column) {
-                            let value = Self.randomValue(column: column, using: &random)
-                            object.scalars[column] = value
-                            values.append(value)
-                        } else {
-                            values.append(.null)
-                        }
-                    }
+                    let (object, values) = Self.randomObject(using: &random)
                     let key = try transaction.insertObject(into: table, values: values)
                     #expect(key == nextKey)
                     nextKey += 1

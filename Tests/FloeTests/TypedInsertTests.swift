@@ -354,6 +354,6 @@ import Testing
         #expect(try snapshot.objectCount(in: stored) == ClusterTree.leafCapacity + 1)
         #expect(try snapshot.value(in: stored, key: 2, column: 1) == .string("s2"))
         #expect(try snapshot.value(in: stored, key: 3, column: 1) == .null)
-        #expect(try snapshot.value(in: stored, key: 200, column: 0) == .int(200))
+        #expect(try snapshot.value(in: stored, key: 100, column: 0) == .int(100))
     }
 }

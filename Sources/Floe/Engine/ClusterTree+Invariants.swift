@@ -10,8 +10,8 @@ extension ClusterTree {
     /// number of objects found.
     ///
     /// Rules: keys strictly increase across the whole tree; every leaf is at the same depth
-    /// and holds 1...leafCapacity objects and one column per table column, each with as
-    /// many rows as keys; every inner node holds 1...innerCapacity children whose first
+    /// and holds 1...maximumLeafObjects objects and one column per table column, each with as
+    /// many rows as keys; every inner node holds 1...maximumInnerChildren children whose first
     /// keys and counts it records correctly.
     @discardableResult
     static func checkInvariants(of root: NodeRef<ClusterNode>?, table: TableSpec) throws -> Int {
@@ -23,7 +23,7 @@ extension ClusterTree {
             if node.isLeaf {
                 if leafDepth == nil { leafDepth = depth }
                 guard leafDepth == depth else { throw InvariantViolation(table: table.name, detail: "leaves at depths \(leafDepth!) and \(depth)") }
-                guard !node.keys.isEmpty, node.keys.count <= leafCapacity else {
+                guard !node.keys.isEmpty, node.keys.count <= maximumLeafObjects else {
                     throw InvariantViolation(table: table.name, detail: "a leaf holds \(node.keys.count) objects")
                 }
                 guard node.columns.count == table.columns.count else {
@@ -46,7 +46,7 @@ extension ClusterTree {
                 }
                 return (node.keys.count, node.keys[0])
             }
-            guard !node.children.isEmpty, node.children.count <= innerCapacity,
+            guard !node.children.isEmpty, node.children.count <= maximumInnerChildren,
                   node.keys.count == node.children.count, node.counts.count == node.children.count
             else { throw InvariantViolation(table: table.name, detail: "an inner node has \(node.children.count) children, \(node.keys.count) keys, \(node.counts.count) counts") }
             var total = 0

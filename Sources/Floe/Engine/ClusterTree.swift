@@ -5,8 +5,21 @@
 /// they copy each node they change that belongs to a committed version, so a one-object
 /// update writes one leaf, one column and the path above them.
 enum ClusterTree {
-    /// Objects per leaf at most.
-    static let leafCapacity = 256
-    /// Children per inner node at most.
-    static let innerCapacity = 64
+    /// Objects per leaf at most, as this writer fills them: a leaf past it splits. A commit
+    /// that changes several rows of a leaf, or inserts inside it, writes the leaf's columns
+    /// whole, so their size is what such a commit costs (256 objects cost a random one-object
+    /// insert half again as much as 128; iterating, bulk inserts and bulk updates pay a few
+    /// per cent for the smaller leaves: `Docs/Performance.md`).
+    static let leafCapacity = 128
+    /// Objects per leaf at most, as the file format allows and readers accept (files written
+    /// with larger leaves read and grow as they are).
+    static let maximumLeafObjects = 256
+    /// Children per inner node at most, as this writer fills them: an inner node past it
+    /// splits. Every commit writes the inner nodes on the path to each leaf it changed, child
+    /// references and all, so their size is what every commit pays; 32 children keep a table of
+    /// up to 32,768 objects two levels deep, and a million three, as 64 do.
+    static let innerCapacity = 32
+    /// Children per inner node at most, as the file format allows and readers accept (files
+    /// written with larger inner nodes read and grow as they are).
+    static let maximumInnerChildren = 64
 }

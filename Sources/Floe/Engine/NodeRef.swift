@@ -10,6 +10,8 @@ enum NodeKind: UInt8, CaseIterable {
     case column = 5
     case collectionInner = 6
     case collectionLeaf = 7
+    /// A column as one row's change to a column written before (see `ColumnNode+Changes.swift`).
+    case columnChange = 8
 }
 
 /// A node of the engine's copy-on-write trees.
@@ -22,8 +24,14 @@ protocol TreeNode: AnyObject {
     static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> Self
     /// The image to write, given the file offsets of its (already written) children.
     func image() -> NodeImage
+    /// Appends ``image()`` to `chunk` (nodes a commit writes often write it in place, with no
+    /// arrays built for it); returns its offset and the bytes it takes.
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int)
     /// A mutable copy that shares the arrays (copy-on-write) and child references.
     func mutableCopy() -> Self
+    /// ``mutableCopy()`` of this node as written at `offset` (0: never written): a node whose
+    /// image can describe its change to the written one remembers where that one is.
+    func mutableCopy(writtenAt offset: UInt64) -> Self
     /// Written children and dirty children alike.
     func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows
     /// One slot per child reference of ``image()``, in the same order (nil where it writes 0).
@@ -36,6 +44,15 @@ protocol TreeNode: AnyObject {
     var storedSize: Int { get set }
     /// Stops with a message naming the culprit when the node breaks one of its own rules.
     func checkLocalInvariants()
+}
+
+extension TreeNode {
+    func mutableCopy(writtenAt offset: UInt64) -> Self { mutableCopy() }
+
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+        let image = image()
+        return (chunk.append(image), image.encodedSize)
+    }
 }
 
 /// Type-erased view of a ``NodeRef`` for walks that do not care about the node type.
@@ -149,9 +166,11 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
         #endif
         node.isMutable = false
         if chunk != nil {
-            let image = node.image()
-            offset = chunk!.append(image)
-            node.storedSize = image.encodedSize
+            let (written, size) = node.write(into: &chunk!)
+            offset = written
+            node.storedSize = size
+            // A column change keeps the written column under it alive (its stored size counts both).
+            chunk!.keptAliveBytes += node.storedSize - size
         }
         return offset
     }

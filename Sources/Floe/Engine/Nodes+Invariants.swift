@@ -17,7 +17,7 @@ extension TableNode {
 extension ClusterNode {
     func checkLocalInvariants() {
         if isLeaf {
-            precondition(!keys.isEmpty && keys.count <= ClusterTree.leafCapacity, "cluster leaf holds \(keys.count) objects")
+            precondition(!keys.isEmpty && keys.count <= ClusterTree.maximumLeafObjects, "cluster leaf holds \(keys.count) objects")
             for index in keys.indices.dropFirst() {
                 precondition(keys[index - 1] < keys[index], "cluster leaf key \(keys[index]) follows \(keys[index - 1])")
             }
@@ -27,7 +27,7 @@ extension ClusterNode {
                 }
             }
         } else {
-            precondition(!children.isEmpty && children.count <= ClusterTree.innerCapacity, "cluster inner node has \(children.count) children")
+            precondition(!children.isEmpty && children.count <= ClusterTree.maximumInnerChildren, "cluster inner node has \(children.count) children")
             precondition(keys.count == children.count && counts.count == children.count,
                          "cluster inner node has \(children.count) children, \(keys.count) keys, \(counts.count) counts")
             for index in keys.indices.dropFirst() {

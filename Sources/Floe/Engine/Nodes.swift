@@ -278,14 +278,30 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
 
     func image() -> NodeImage {
         var writer = ByteWriter(capacity: 24 + keys.count * (isLeaf ? 8 : 16))
+        writePayload(into: &writer)
+        let kind = isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner
+        return NodeImage(kind: kind.rawValue, children: isLeaf ? columns.map(\.offset) : children.map(\.offset), payload: writer.takeBytes())
+    }
+
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+        let kind = isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner
+        return chunk.appendNode(kind: kind.rawValue, childCount: isLeaf ? columns.count : children.count) { writer in
+            if isLeaf {
+                for column in columns { writer.append(column.offset) }
+            } else {
+                for child in children { writer.append(child.offset) }
+            }
+            writePayload(into: &writer)
+        }
+    }
+
+    private func writePayload(into writer: inout ByteWriter) {
         if !isLeaf {
             writer.append(KeyEncoding.innerPacked.rawValue)
             writer.append(UInt32(keys.count))
             keys.withUnsafeBufferPointer { writer.appendPacked($0) }
             counts.withUnsafeBufferPointer { writer.appendPacked($0) }
-            return NodeImage(kind: NodeKind.clusterInner.rawValue, children: children.map(\.offset), payload: writer.takeBytes())
-        }
-        if Self.areConsecutive(keys) {
+        } else if Self.areConsecutive(keys) {
             writer.append(KeyEncoding.leafRun.rawValue)
             writer.append(UInt32(keys.count))
             writer.append(keys[0])
@@ -297,7 +313,6 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
             writer.append(UInt32(keys.count))
             keys.withUnsafeBufferPointer { writer.appendPacked($0) }
         }
-        return NodeImage(kind: NodeKind.clusterLeaf.rawValue, children: columns.map(\.offset), payload: writer.takeBytes())
     }
 
     /// Whether `keys` are first, first + 1, … (and not empty).
@@ -337,10 +352,28 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
 ///
 /// Payload: the column encoding (``ColumnStorage``). Children: for collection columns,
 /// one collection root per row (0: empty).
+///
+/// A column copied from a written one and changed in a single row is written as that change
+/// alone (a column change node, ``NodeKind/columnChange``, on top of the column it was copied
+/// from), not re-imaged whole: see `ColumnNode+Changes.swift`.
 final class ColumnNode: TreeNode, @unchecked Sendable {
     @exclusivity(unchecked) var storage: ColumnStorage
     @exclusivity(unchecked) var isMutable: Bool
-    var storedSize = 0
+    /// Bytes of this node's own image in the file.
+    private var ownStoredSize = 0
+    /// Bytes of the written columns this one's image is a change to (0: a whole image).
+    var baseStoredSize = 0
+    /// How many column changes this node's image stacks on a whole image (0: it is whole).
+    var changeDepth = 0
+    /// The written column this mutable one was copied from, and where it was written: what
+    /// its image may describe a change to. Let go of once the node is written.
+    var copiedFrom: (node: ColumnNode, offset: UInt64)?
+
+    /// The bytes the file holds for this column: its own image and any it is a change to.
+    var storedSize: Int {
+        get { ownStoredSize + baseStoredSize }
+        set { ownStoredSize = newValue }
+    }
 
     init(storage: ColumnStorage, isMutable: Bool = true) {
         self.storage = storage
@@ -348,6 +381,7 @@ final class ColumnNode: TreeNode, @unchecked Sendable {
     }
 
     static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ColumnNode {
+        if image.kind == NodeKind.columnChange.rawValue { return try decodeChange(image, source: source) }
         guard image.kind == NodeKind.column.rawValue else { throw DecodeFailure("expected a column node, found kind \(image.kind)") }
         var reader = ByteReader(image.payload)
         let storage = try ColumnStorage.decode(from: &reader, children: image.children[...], source: source)
@@ -355,13 +389,29 @@ final class ColumnNode: TreeNode, @unchecked Sendable {
     }
 
     func image() -> NodeImage {
+        if let change = imageAsChange() { return change }
         var writer = ByteWriter(capacity: 16 + storage.count * 8)
         storage.encode(into: &writer)
         let children = storage.layout == .collections ? storage.collections.map { $0?.offset ?? 0 } : []
         return NodeImage(kind: NodeKind.column.rawValue, children: children, payload: writer.takeBytes())
     }
 
+    func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+        if let change = imageAsChange() { return (chunk.append(change), change.encodedSize) }
+        let hasChildren = storage.layout == .collections
+        return chunk.appendNode(kind: NodeKind.column.rawValue, childCount: hasChildren ? storage.collections.count : 0) { writer in
+            if hasChildren { for root in storage.collections { writer.append(root?.offset ?? 0) } }
+            storage.encode(into: &writer)
+        }
+    }
+
     func mutableCopy() -> ColumnNode { ColumnNode(storage: storage) }
+
+    func mutableCopy(writtenAt offset: UInt64) -> ColumnNode {
+        let copy = ColumnNode(storage: storage)
+        if offset != 0, storage.layout != .collections { copy.copiedFrom = (self, offset) }
+        return copy
+    }
 
     /// One row's value, read in place (going through `storage` from outside copies the struct).
     @inline(__always)

@@ -360,7 +360,8 @@ import Synchronization
             let rootOffset = groupRef.persist(into: &chunk)
             let written = chunk!.nextOffset - chunk!.start - UInt64(ChunkHeader.size)
             let previousLive = file.lastCommit?.liveBytes ?? 0
-            let live = previousLive + written - min(previousLive, UInt64(transaction.context.freedBytes))
+            let freed = UInt64(max(0, transaction.context.freedBytes - chunk!.keptAliveBytes))
+            let live = previousLive + written - min(previousLive, freed)
             do {
                 try file.append(&chunk!, version: version, rootRef: rootOffset, liveBytes: live, sync: !deferringSync,
                                 extendingAhead: true)

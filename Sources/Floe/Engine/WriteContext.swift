@@ -11,7 +11,7 @@ final class WriteContext {
         let node = try ref.load()
         if node.isMutable { return (ref, node) }
         freedBytes += node.storedSize
-        let copy = node.mutableCopy()
+        let copy = node.mutableCopy(writtenAt: ref.offset)
         return (NodeRef(copy), copy)
     }
 

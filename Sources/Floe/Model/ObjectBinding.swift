@@ -278,28 +278,24 @@ final class ObjectBinding {
 /// write, commit or refresh moves the epoch, and the rows are then dropped, never read).
 final class OtherLeaves {
     /// How many rows are kept (with the binding's own row, this many + 1 leaves are reached
-    /// without a descent).
-    static let capacity = 3
+    /// without a descent): eight leaves, 1,024 objects of leaves filled to
+    /// ``ClusterTree/leafCapacity``.
+    static let capacity = 7
     private(set) var stamp: UInt64 = .max
-    private var first: RowPosition?
-    private var second: RowPosition?
-    private var third: RowPosition?
+    /// The kept rows, the one kept last first.
+    @exclusivity(unchecked) private var rows: [RowPosition] = []
+
+    init() {
+        rows.reserveCapacity(Self.capacity)
+    }
 
     /// Moves `position` to object `key` when a kept row's leaf holds it: the kept row and
     /// `position` change places (the leaf `position` was in is kept instead). The caller has
     /// checked that the epoch still shows ``stamp``.
     @inline(__always)
     func take(_ key: Int64, into position: inout RowPosition) -> Bool {
-        if first != nil, first!.moveInLeaf(toKey: key) {
-            swap(&first!, &position)
-            return true
-        }
-        if second != nil, second!.moveInLeaf(toKey: key) {
-            swap(&second!, &position)
-            return true
-        }
-        if third != nil, third!.moveInLeaf(toKey: key) {
-            swap(&third!, &position)
+        for index in rows.indices where rows[index].moveInLeaf(toKey: key) {
+            swap(&rows[index], &position)
             return true
         }
         return false
@@ -310,12 +306,10 @@ final class OtherLeaves {
     func keep(_ position: RowPosition, at now: UInt64) {
         if stamp != now {
             stamp = now
-            second = nil
-            third = nil
-        } else {
-            third = second
-            second = first
+            rows.removeAll(keepingCapacity: true)
+        } else if rows.count == Self.capacity {
+            rows.removeLast()
         }
-        first = position
+        rows.insert(position, at: 0)
     }
 }

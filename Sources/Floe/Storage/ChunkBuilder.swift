@@ -9,6 +9,9 @@ struct ChunkBuilder {
     private(set) var writer: ByteWriter
     private var headerChecksum = CRC32C()
     private var flushed: UInt64 = 0
+    /// Bytes of nodes written before this chunk that its nodes reference anew, although the
+    /// transaction counted them as replaced (the columns under column changes): they stay live.
+    var keptAliveBytes = 0
 
     init(start: UInt64) {
         self.start = start
@@ -30,10 +33,25 @@ struct ChunkBuilder {
         let offset = nextOffset
         let position = writer.count
         node.encode(into: &writer, checksum: checksum)
+        addHeaderChecksum(at: position)
+        return offset
+    }
+
+    /// Appends a node whose child references and payload `body` writes in place (see
+    /// ``NodeImage/encode(kind:childCount:into:checksum:body:)``); returns its file offset and
+    /// the bytes it takes.
+    mutating func appendNode(kind: UInt8, childCount: Int, body: (inout ByteWriter) -> Void) -> (offset: UInt64, size: Int) {
+        let offset = nextOffset
+        let position = writer.count
+        NodeImage.encode(kind: kind, childCount: childCount, into: &writer, body: body)
+        addHeaderChecksum(at: position)
+        return (offset, writer.count - position)
+    }
+
+    private mutating func addHeaderChecksum(at position: Int) {
         writer.withUnsafeBytes { raw in
             headerChecksum.update(UnsafeRawBufferPointer(rebasing: raw[position..<position + NodeImage.headerSize]))
         }
-        return offset
     }
 
     /// Hands out the buffered bytes, which belong at the returned offset, and empties the buffer.

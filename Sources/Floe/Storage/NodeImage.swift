@@ -48,15 +48,28 @@ struct NodeImage: Equatable {
     /// verified when it was read (it covers the header's first 12 bytes and the body, not the
     /// node's offset, so it holds wherever the node is written).
     func encode(into writer: inout ByteWriter, checksum: UInt32?) {
+        Self.encode(kind: kind, childCount: children.count, into: &writer, checksum: checksum) { writer in
+            writer.appendWords(children)
+            writer.append(payload)
+        }
+    }
+
+    /// Appends a framed node whose `body` — its `childCount` child references, then its
+    /// payload — is written straight into `writer`, with no arrays built for them first: the
+    /// same bytes as encoding a ``NodeImage`` of that kind, children and payload.
+    static func encode(kind: UInt8, childCount: Int, into writer: inout ByteWriter, checksum: UInt32? = nil,
+                       body: (inout ByteWriter) -> Void) {
         let start = writer.count
-        writer.append(Self.magic)
+        writer.append(magic)
         writer.append(kind)
         writer.append(UInt8(0))
-        writer.append(UInt32(children.count))
-        writer.append(UInt32(payload.count))
+        writer.append(UInt32(childCount))
+        writer.append(UInt32(0))  // payload length, patched below
         writer.append(UInt32(0))  // checksum, patched below
-        writer.appendWords(children)
-        writer.append(payload)
+        body(&writer)
+        let bodyLength = writer.count - start - headerSize
+        precondition(bodyLength >= childCount * 8, "a node of kind \(kind) wrote \(bodyLength) bytes for \(childCount) child references")
+        writer.patch(UInt32(bodyLength - childCount * 8), at: start + 8)
         writer.padToMultiple(of: 8)
         if let checksum {
             writer.patch(checksum, at: start + 12)
@@ -65,7 +78,7 @@ struct NodeImage: Equatable {
         let crc = writer.withUnsafeBytes { raw -> UInt32 in
             var crc = CRC32C()
             crc.update(UnsafeRawBufferPointer(rebasing: raw[start..<start + 12]))
-            crc.update(UnsafeRawBufferPointer(rebasing: raw[start + 16..<start + 16 + children.count * 8 + payload.count]))
+            crc.update(UnsafeRawBufferPointer(rebasing: raw[start + headerSize..<start + headerSize + bodyLength]))
             return crc.value
         }
         writer.patch(crc, at: start + 12)

@@ -1,0 +1,141 @@
+/// One-row differences between two columns, bit for bit: what a column change node
+/// (`ColumnNode+Changes.swift`) writes and reads back.
+extension ColumnStorage {
+    /// The one row insert, replace or remove that turns `base` into this column, exactly (every
+    /// bit of every row, null flags included); nil when it takes more, or when the column's
+    /// layout is not one a change is written for (mixed values compare by value, not by bits,
+    /// and collection columns hold child references).
+    ///
+    /// Rows are compared by their stored bits, strings too: equal bits are the same bytes
+    /// (the same string storage, or the same small string). Rows that hold the same bytes in
+    /// other bits read as changed, and such a column is written whole: never wrong, at worst
+    /// larger.
+    func singleRowEdit(from base: ColumnStorage) -> (edit: ColumnNode.RowEdit, row: Int)? {
+        guard layout == base.layout, type == base.type, (nulls == nil) == (base.nulls == nil),
+              layout != .values, layout != .collections else { return nil }
+        let shift = count - base.count
+        guard abs(shift) <= 1 else { return nil }
+        let common = Swift.min(count, base.count)
+        var first = 0
+        while first < common && sameRow(first, in: base, at: first) { first += 1 }
+        switch shift {
+        case 0:
+            // Unchanged entirely (a write that set the same values): a replace of the first row.
+            if first == common { return common == 0 ? nil : (.replace, 0) }
+            return sameRows(first + 1..<count, in: base, from: first + 1) ? (.replace, first) : nil
+        case 1:
+            return sameRows(first + 1..<count, in: base, from: first) ? (.insert, first) : nil
+        default:
+            return sameRows(first..<count, in: base, from: first + 1) ? (.remove, first) : nil
+        }
+    }
+
+    /// Whether row `row` holds exactly the bits `base` holds at `baseRow` (same layout and type).
+    @inline(__always)
+    private func sameRow(_ row: Int, in base: ColumnStorage, at baseRow: Int) -> Bool {
+        if let nulls, nulls[row] != base.nulls![baseRow] { return false }
+        switch layout {
+        case .words: return words[row] == base.words[baseRow]
+        case .pairs: return words[2 * row] == base.words[2 * baseRow] && words[2 * row + 1] == base.words[2 * baseRow + 1]
+        case .strings: return Self.sameBits(strings, row, base.strings, baseRow, count: 1)
+        case .binaries: return binaries[row] == base.binaries[baseRow]
+        case .values, .collections: return false
+        }
+    }
+
+    /// Whether `rows` hold exactly the bits `base` holds from row `baseStart` on.
+    private func sameRows(_ rows: Range<Int>, in base: ColumnStorage, from baseStart: Int) -> Bool {
+        guard !rows.isEmpty else { return true }
+        if let nulls, !Self.sameBits(nulls, rows.lowerBound, base.nulls!, baseStart, count: rows.count) { return false }
+        switch layout {
+        case .words: return Self.sameBits(words, rows.lowerBound, base.words, baseStart, count: rows.count)
+        case .pairs: return Self.sameBits(words, 2 * rows.lowerBound, base.words, 2 * baseStart, count: 2 * rows.count)
+        case .strings: return Self.sameBits(strings, rows.lowerBound, base.strings, baseStart, count: rows.count)
+        case .binaries:
+            for (offset, row) in rows.enumerated() where binaries[row] != base.binaries[baseStart + offset] { return false }
+            return true
+        case .values, .collections: return false
+        }
+    }
+
+    /// Whether `count` elements of `left` from `leftStart` and of `right` from `rightStart`
+    /// have the same bits (one comparison of their memory, not one per element).
+    private static func sameBits<Element>(_ left: [Element], _ leftStart: Int, _ right: [Element], _ rightStart: Int, count: Int) -> Bool {
+        precondition(leftStart >= 0 && rightStart >= 0 && leftStart + count <= left.count && rightStart + count <= right.count,
+                     "rows \(leftStart)..<\(leftStart + count) and \(rightStart)..<\(rightStart + count) of columns of \(left.count) and \(right.count) rows")
+        let stride = MemoryLayout<Element>.stride
+        return left.withUnsafeBytes { leftBytes in
+            right.withUnsafeBytes { rightBytes in
+                memcmp(leftBytes.baseAddress! + leftStart * stride, rightBytes.baseAddress! + rightStart * stride, count * stride) == 0
+            }
+        }
+    }
+
+    /// Row `row` alone, as a one-row column encoding of this column's layout, type and
+    /// nullability (words unpacked: one word packs to no fewer bytes, and layout 1 reads back
+    /// as packed words do). Only for the layouts ``singleRowEdit(from:)`` answers for.
+    func encodeRow(_ row: Int, into writer: inout ByteWriter) {
+        writer.append(layout.rawValue)
+        writer.append(type.rawValue)
+        writer.append(UInt8(nulls == nil ? 0 : 1))
+        writer.append(UInt8(0))
+        writer.append(UInt32(1))
+        if let nulls { writer.append(UInt8(nulls[row] ? 1 : 0)) }
+        switch layout {
+        case .words: writer.append(words[row])
+        case .pairs:
+            writer.append(words[2 * row])
+            writer.append(words[2 * row + 1])
+        case .strings: writer.appendString(strings[row])
+        case .binaries:
+            writer.append(UInt32(binaries[row].count))
+            writer.append(binaries[row])
+        case .values, .collections: preconditionFailure("a one-row change of a \(layout) column")
+        }
+    }
+
+    /// Applies a change read back from a file: `value` (one row, for insert and replace) goes in
+    /// at `row`, or row `row` goes.
+    mutating func apply(_ edit: ColumnNode.RowEdit, at row: Int, value: ColumnStorage?) throws(DecodeFailure) {
+        guard layout != .values, layout != .collections else { throw DecodeFailure("a column change on a \(layout) column") }
+        if edit == .remove {
+            guard row < count else { throw DecodeFailure("a column change removes row \(row) of \(count)") }
+            remove(at: row)
+            return
+        }
+        guard let value, value.count == 1, value.layout == layout, value.type == type, (value.nulls == nil) == (nulls == nil) else {
+            throw DecodeFailure("a column change's value is not one row of the column's layout and type")
+        }
+        guard edit == .insert ? row <= count : row < count else {
+            throw DecodeFailure("a column change \(edit == .insert ? "inserts at" : "replaces") row \(row) of \(count)")
+        }
+        if edit == .insert {
+            if nulls != nil { nulls!.insert(value.nulls![0], at: row) }
+            switch layout {
+            case .words: words.insert(value.words[0], at: row)
+            case .pairs: words.insert(contentsOf: value.words, at: 2 * row)
+            case .strings: strings.insert(value.strings[0], at: row)
+            case .binaries: binaries.insert(value.binaries[0], at: row)
+            case .values, .collections: break
+            }
+            count += 1
+        } else {
+            if nulls != nil { nulls![row] = value.nulls![0] }
+            switch layout {
+            case .words: words[row] = value.words[0]
+            case .pairs: words[2 * row] = value.words[0]; words[2 * row + 1] = value.words[1]
+            case .strings: strings[row] = value.strings[0]
+            case .binaries: binaries[row] = value.binaries[0]
+            case .values, .collections: break
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
