@@ -28,10 +28,10 @@ extension ColumnNode {
         case remove = 3
     }
 
-    /// This column's image as a change to the column it was copied from, when it differs from
-    /// it in one row and the stack under that one has room; nil: write it whole. Either way the
-    /// column it was copied from is let go of.
-    func imageAsChange() -> NodeImage? {
+    /// The change this column's image describes: the written column it was copied from, and
+    /// its one row edit, when it differs from it in one row and the stack under that one has
+    /// room; nil: write it whole. Either way the column it was copied from is let go of.
+    func changeToWrite() -> (baseOffset: UInt64, edit: RowEdit, row: Int)? {
         guard let (base, baseOffset) = copiedFrom else { return nil }
         copiedFrom = nil
         guard base.changeDepth < Self.maximumChangeDepth, let (edit, row) = storage.singleRowEdit(from: base.storage) else {
@@ -39,14 +39,25 @@ extension ColumnNode {
             baseStoredSize = 0
             return nil
         }
-        var writer = ByteWriter(capacity: 48)
+        changeDepth = base.changeDepth + 1
+        baseStoredSize = base.storedSize
+        return (baseOffset, edit, row)
+    }
+
+    /// The payload of a change node for `edit` of row `row` (this column's depth already set).
+    func writeChangePayload(_ edit: RowEdit, row: Int, into writer: inout ByteWriter) {
         writer.append(edit.rawValue)
-        writer.append(UInt8(base.changeDepth + 1))
+        writer.append(UInt8(changeDepth))
         writer.append(UInt16(0))
         writer.append(UInt32(row))
         if edit != .remove { storage.encodeRow(row, into: &writer) }
-        changeDepth = base.changeDepth + 1
-        baseStoredSize = base.storedSize
+    }
+
+    /// ``changeToWrite()`` as a node image.
+    func imageAsChange() -> NodeImage? {
+        guard let (baseOffset, edit, row) = changeToWrite() else { return nil }
+        var writer = ByteWriter(capacity: 48)
+        writeChangePayload(edit, row: row, into: &writer)
         return NodeImage(kind: NodeKind.columnChange.rawValue, children: [baseOffset], payload: writer.takeBytes())
     }
 

@@ -6,18 +6,18 @@ extension ColumnStorage {
     /// layout is not one a change is written for (mixed values compare by value, not by bits,
     /// and collection columns hold child references).
     ///
-    /// Rows are compared by their stored bits, strings too: equal bits are the same bytes
-    /// (the same string storage, or the same small string). Rows that hold the same bytes in
-    /// other bits read as changed, and such a column is written whole: never wrong, at worst
-    /// larger.
+    /// Rows are compared by their stored bits, strings and binaries too: equal bits are the
+    /// same bytes (the same storage, or the same small string). Rows that hold the same bytes
+    /// in other bits read as changed, and such a column is written whole: never wrong, at worst
+    /// larger. The columns' memory is compared in bulk, not row by row.
     func singleRowEdit(from base: ColumnStorage) -> (edit: ColumnNode.RowEdit, row: Int)? {
         guard layout == base.layout, type == base.type, (nulls == nil) == (base.nulls == nil),
               layout != .values, layout != .collections else { return nil }
         let shift = count - base.count
         guard abs(shift) <= 1 else { return nil }
         let common = Swift.min(count, base.count)
-        var first = 0
-        while first < common && sameRow(first, in: base, at: first) { first += 1 }
+        var first = firstDifferentRow(from: base, within: common)
+        if let nulls { first = Swift.min(first, Self.firstDifference(nulls, 0, base.nulls!, 0, count: common)) }
         switch shift {
         case 0:
             // Unchanged entirely (a write that set the same values): a replace of the first row.
@@ -30,43 +30,54 @@ extension ColumnStorage {
         }
     }
 
-    /// Whether row `row` holds exactly the bits `base` holds at `baseRow` (same layout and type).
-    @inline(__always)
-    private func sameRow(_ row: Int, in base: ColumnStorage, at baseRow: Int) -> Bool {
-        if let nulls, nulls[row] != base.nulls![baseRow] { return false }
+    /// The first of the first `rows` rows whose values' bits differ from `base`'s (`rows` if none).
+    private func firstDifferentRow(from base: ColumnStorage, within rows: Int) -> Int {
         switch layout {
-        case .words: return words[row] == base.words[baseRow]
-        case .pairs: return words[2 * row] == base.words[2 * baseRow] && words[2 * row + 1] == base.words[2 * baseRow + 1]
-        case .strings: return Self.sameBits(strings, row, base.strings, baseRow, count: 1)
-        case .binaries: return binaries[row] == base.binaries[baseRow]
-        case .values, .collections: return false
+        case .words: return Self.firstDifference(words, 0, base.words, 0, count: rows)
+        case .pairs: return Self.firstDifference(words, 0, base.words, 0, count: 2 * rows) / 2
+        case .strings: return Self.firstDifference(strings, 0, base.strings, 0, count: rows)
+        case .binaries: return Self.firstDifference(binaries, 0, base.binaries, 0, count: rows)
+        case .values, .collections: return 0
         }
     }
 
     /// Whether `rows` hold exactly the bits `base` holds from row `baseStart` on.
     private func sameRows(_ rows: Range<Int>, in base: ColumnStorage, from baseStart: Int) -> Bool {
         guard !rows.isEmpty else { return true }
-        if let nulls, !Self.sameBits(nulls, rows.lowerBound, base.nulls!, baseStart, count: rows.count) { return false }
+        let count = rows.count
+        if let nulls, Self.firstDifference(nulls, rows.lowerBound, base.nulls!, baseStart, count: count) != count { return false }
         switch layout {
-        case .words: return Self.sameBits(words, rows.lowerBound, base.words, baseStart, count: rows.count)
-        case .pairs: return Self.sameBits(words, 2 * rows.lowerBound, base.words, 2 * baseStart, count: 2 * rows.count)
-        case .strings: return Self.sameBits(strings, rows.lowerBound, base.strings, baseStart, count: rows.count)
-        case .binaries:
-            for (offset, row) in rows.enumerated() where binaries[row] != base.binaries[baseStart + offset] { return false }
-            return true
+        case .words: return Self.firstDifference(words, rows.lowerBound, base.words, baseStart, count: count) == count
+        case .pairs: return Self.firstDifference(words, 2 * rows.lowerBound, base.words, 2 * baseStart, count: 2 * count) == 2 * count
+        case .strings: return Self.firstDifference(strings, rows.lowerBound, base.strings, baseStart, count: count) == count
+        case .binaries: return Self.firstDifference(binaries, rows.lowerBound, base.binaries, baseStart, count: count) == count
         case .values, .collections: return false
         }
     }
 
-    /// Whether `count` elements of `left` from `leftStart` and of `right` from `rightStart`
-    /// have the same bits (one comparison of their memory, not one per element).
-    private static func sameBits<Element>(_ left: [Element], _ leftStart: Int, _ right: [Element], _ rightStart: Int, count: Int) -> Bool {
-        precondition(leftStart >= 0 && rightStart >= 0 && leftStart + count <= left.count && rightStart + count <= right.count,
+    /// How many of `count` elements of `left` from `leftStart` have the same bits as those of
+    /// `right` from `rightStart` before the first that does not (`count` if all do): their
+    /// memory compared eight bytes at a time.
+    private static func firstDifference<Element>(_ left: [Element], _ leftStart: Int, _ right: [Element], _ rightStart: Int,
+                                                 count: Int) -> Int {
+        precondition(leftStart >= 0 && rightStart >= 0 && count >= 0 && leftStart + count <= left.count && rightStart + count <= right.count,
                      "rows \(leftStart)..<\(leftStart + count) and \(rightStart)..<\(rightStart + count) of columns of \(left.count) and \(right.count) rows")
+        guard count > 0 else { return 0 }
         let stride = MemoryLayout<Element>.stride
+        let bytes = count * stride
         return left.withUnsafeBytes { leftBytes in
             right.withUnsafeBytes { rightBytes in
-                memcmp(leftBytes.baseAddress! + leftStart * stride, rightBytes.baseAddress! + rightStart * stride, count * stride) == 0
+                let leftBase = leftBytes.baseAddress! + leftStart * stride
+                let rightBase = rightBytes.baseAddress! + rightStart * stride
+                var offset = 0
+                while offset + 8 <= bytes,
+                      leftBase.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == rightBase.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    offset += 8
+                }
+                while offset < bytes, leftBase.load(fromByteOffset: offset, as: UInt8.self) == rightBase.load(fromByteOffset: offset, as: UInt8.self) {
+                    offset += 1
+                }
+                return offset / stride
             }
         }
     }
@@ -131,11 +142,3 @@ extension ColumnStorage {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

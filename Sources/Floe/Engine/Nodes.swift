@@ -397,7 +397,12 @@ final class ColumnNode: TreeNode, @unchecked Sendable {
     }
 
     func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
-        if let change = imageAsChange() { return (chunk.append(change), change.encodedSize) }
+        if let (baseOffset, edit, row) = changeToWrite() {
+            return chunk.appendNode(kind: NodeKind.columnChange.rawValue, childCount: 1) { writer in
+                writer.append(baseOffset)
+                writeChangePayload(edit, row: row, into: &writer)
+            }
+        }
         let hasChildren = storage.layout == .collections
         return chunk.appendNode(kind: NodeKind.column.rawValue, childCount: hasChildren ? storage.collections.count : 0) { writer in
             if hasChildren { for root in storage.collections { writer.append(root?.offset ?? 0) } }

@@ -16,7 +16,7 @@ struct ChunkBuilder {
     init(start: UInt64) {
         self.start = start
         writer = ByteWriter(capacity: 16 * 1024)
-        writer.append([UInt8](repeating: 0, count: ChunkHeader.size))  // patched in `seal`
+        ChunkHeader.encode(length: 0, into: &writer)  // its length patched in `seal`
     }
 
     var isEmpty: Bool { flushed == 0 && writer.count == ChunkHeader.size }
@@ -66,19 +66,22 @@ struct ChunkBuilder {
     /// Finishes the chunk with its commit record.
     ///
     /// Returns the remaining bytes (which belong at `tailOffset`), the chunk header
-    /// (which belongs at `start`; already inside `tail` when nothing was taken out), and the record.
+    /// (which belongs at `start`; empty, being inside `tail` already, when nothing was taken
+    /// out), and the record.
     mutating func seal(version: UInt64, rootRef: UInt64, previousCommit: UInt64, liveBytes: UInt64)
         -> (tailOffset: UInt64, tail: [UInt8], header: [UInt8], record: CommitRecord)
     {
         let length = flushed + UInt64(writer.count + CommitRecord.size)
-        let header = ChunkHeader.encoded(length: length)
+        var header: [UInt8] = []
         if flushed == 0 {
-            writer.patch(header, at: 0)
+            writer.patch(length, at: 8)
+        } else {
+            header = ChunkHeader.encoded(length: length)
         }
         let record = CommitRecord(version: version, rootRef: rootRef, previousCommit: previousCommit,
                                   chunkStart: start, chunkLength: length, liveBytes: liveBytes,
                                   chunkChecksum: headerChecksum.value)
-        writer.append(record.encoded())
+        record.encode(into: &writer)
         return (start + flushed, writer.takeBytes(), header, record)
     }
 }

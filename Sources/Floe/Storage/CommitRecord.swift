@@ -33,6 +33,13 @@ struct CommitRecord: Equatable {
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
+        encode(into: &writer)
+        return writer.takeBytes()
+    }
+
+    /// Appends the record's 64 bytes to `writer`, its checksum computed in place.
+    func encode(into writer: inout ByteWriter) {
+        let start = writer.count
         writer.append(Self.magic)
         writer.append(FileHeader.formatVersion)
         writer.append(version)
@@ -42,8 +49,8 @@ struct CommitRecord: Equatable {
         writer.append(chunkLength)
         writer.append(liveBytes)
         writer.append(chunkChecksum)
-        writer.append(CRC32C.checksum(writer.bytes))
-        return writer.bytes
+        let checksum = writer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<start + 60])) }
+        writer.append(checksum)
     }
 
     /// Decodes a record, or returns nil when its magic or checksum does not hold,
@@ -88,10 +95,14 @@ struct ChunkHeader {
 
     static func encoded(length: UInt64) -> [UInt8] {
         var writer = ByteWriter(capacity: size)
+        encode(length: length, into: &writer)
+        return writer.takeBytes()
+    }
+
+    static func encode(length: UInt64, into writer: inout ByteWriter) {
         writer.append(magic)
         writer.append(UInt32(0))
         writer.append(length)
-        return writer.bytes
     }
 
     static func decodeLength(_ bytes: [UInt8]) -> UInt64? {
