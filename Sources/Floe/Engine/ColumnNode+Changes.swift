@@ -2,21 +2,21 @@
 ///
 /// A commit that adds, changes or removes one object rewrites the path to its leaf, and the
 /// leaf's columns with it; written whole, each column costs its every row's bytes and their
-/// checksum again (a leaf holds up to 256 rows). When a mutable column differs from the
+/// checksum again (a leaf holds up to 128 rows, 256 in files written before). When a mutable column differs from the
 /// written column it was copied from in a single row, its image is that row's change instead,
 /// on top of the written column (its one child):
 ///
 /// ```
 /// u8  edit      1 insert, 2 replace, 3 remove
-/// u8  depth     column changes from this one down to the whole image under them (1...maximumDepth)
+/// u8  depth     column changes from this one down to the whole image under them (1...maximumChangeDepth)
 /// u16 zero
 /// u32 row
-/// insert, replace: the row's value, as a one-row column encoding of the column's layout and type
+/// insert, replace: the row's value, as a one-row column encoding of the column's layout and type (words unpacked)
 /// ```
 ///
 /// Reading one reads the changes down to the whole image and applies them upwards. A stack
-/// is never deeper than ``maximumDepth``: the next change is written as a whole image, so a
-/// column never takes more than `maximumDepth + 1` reads. Nodes stay in memory once read, so
+/// is never deeper than ``maximumChangeDepth``: the next change is written as a whole image, so
+/// a column never takes more than `maximumChangeDepth + 1` reads. Nodes stay in memory once read, so
 /// only the first read of a column after open pays for its stack.
 extension ColumnNode {
     /// The most column changes stacked on one whole image.
