@@ -294,3 +294,61 @@ import Testing
         store.close()
     }
 }
+
+extension ColumnChangeTests {
+    /// A column change node read from a file whose checksums hold but whose fields do not:
+    /// every one is a decode failure naming what is wrong, never a trap.
+    @Test func malformedChangesAreRefusedNotTrappedOn() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file()
+        let store = try Self.storeWithOneLeaf(path)
+        let transaction = try store.beginWrite()
+        try transaction.setValue(.string("changed"), in: try transaction.table(named: "Thing"), key: 7, column: 1)
+        try transaction.commit()
+        let file = try #require(store.currentFile)
+        let (_, changeOffset) = try Self.columnNode(in: store, key: 7, column: 1)
+        let change = try file.readNode(at: changeOffset)
+        let baseOffset = try #require(change.children.first)
+        let (_, numbersOffset) = try Self.columnNode(in: store, key: 7, column: 0)
+        let root = try #require(file.lastCommit?.rootRef)
+        #expect(try ColumnNode.decode(change, source: file).storage.strings[7] == "changed")
+
+        func payload(edit: UInt8 = 2, depth: UInt8 = 1, row: UInt32 = 7, value: ColumnStorage? = nil, valueRow: Int = 0) -> [UInt8] {
+            var writer = ByteWriter()
+            writer.append(edit)
+            writer.append(depth)
+            writer.append(UInt16(0))
+            writer.append(row)
+            if let value { value.encodeRow(valueRow, into: &writer) }
+            return writer.bytes
+        }
+        var oneString = ColumnStorage(elementType: .string, nullable: true)
+        oneString.append(.string("x"))
+        var oneInt = ColumnStorage(elementType: .int, nullable: false)
+        oneInt.append(.int(1))
+        var notNullable = ColumnStorage(elementType: .string, nullable: false)
+        notNullable.append(.string("x"))
+        let cases: [(String, NodeImage)] = [
+            ("unknown edit", NodeImage(kind: 8, children: [baseOffset], payload: payload(edit: 9, value: oneString))),
+            ("depth 0", NodeImage(kind: 8, children: [baseOffset], payload: payload(depth: 0, value: oneString))),
+            ("depth past the most", NodeImage(kind: 8, children: [baseOffset], payload: payload(depth: 5, value: oneString))),
+            ("depth 2 on a whole column", NodeImage(kind: 8, children: [baseOffset], payload: payload(depth: 2, value: oneString))),
+            ("replace past the rows", NodeImage(kind: 8, children: [baseOffset], payload: payload(row: 100, value: oneString))),
+            ("insert past the rows", NodeImage(kind: 8, children: [baseOffset], payload: payload(edit: 1, row: 101, value: oneString))),
+            ("remove past the rows", NodeImage(kind: 8, children: [baseOffset], payload: payload(edit: 3, row: 100))),
+            ("a value of another type", NodeImage(kind: 8, children: [baseOffset], payload: payload(value: oneInt))),
+            ("a value of other nullability", NodeImage(kind: 8, children: [baseOffset], payload: payload(value: notNullable))),
+            ("no value", NodeImage(kind: 8, children: [baseOffset], payload: payload())),
+            ("cut short", NodeImage(kind: 8, children: [baseOffset], payload: [2, 1])),
+            ("two children", NodeImage(kind: 8, children: [baseOffset, baseOffset], payload: payload(value: oneString))),
+            ("on the group node", NodeImage(kind: 8, children: [root], payload: payload(value: oneString))),
+            ("on another column's change depth", NodeImage(kind: 8, children: [changeOffset], payload: payload(value: oneString))),
+            ("outside the file", NodeImage(kind: 8, children: [1 << 40], payload: payload(value: oneString))),
+            ("on a word column with a string", NodeImage(kind: 8, children: [numbersOffset], payload: payload(value: oneString))),
+        ]
+        for (name, image) in cases {
+            #expect(throws: DecodeFailure.self, "\(name)") { _ = try ColumnNode.decode(image, source: file) }
+        }
+        store.close()
+    }
+}
