@@ -31,11 +31,7 @@ extension ColumnStorage {
 
     func encode(into writer: inout ByteWriter) {
         let packed = writesPackedWords
-        writer.append(packed ? Self.packedWordsTag : layout.rawValue)
-        writer.append(type.rawValue)
-        writer.append(UInt8(nulls == nil ? 0 : 1))
-        writer.append(UInt8(0))
-        writer.append(UInt32(count))
+        appendHeader(layoutTag: packed ? Self.packedWordsTag : layout.rawValue, rows: count, into: &writer)
         if let nulls { writer.appendBits(nulls) }
         switch layout {
         case .words where packed: words.withUnsafeBufferPointer { writer.appendPacked($0, skipping: nulls) }
@@ -49,6 +45,16 @@ extension ColumnStorage {
         case .values: for value in values { Self.encodeValue(value, into: &writer) }
         case .collections: break
         }
+    }
+
+    /// The encoding's first eight bytes: `layoutTag`, the type, whether the column stores null
+    /// flags, and the number of rows that follow.
+    func appendHeader(layoutTag: UInt8, rows: Int, into writer: inout ByteWriter) {
+        writer.append(layoutTag)
+        writer.append(type.rawValue)
+        writer.append(UInt8(nulls == nil ? 0 : 1))
+        writer.append(UInt8(0))
+        writer.append(UInt32(rows))
     }
 
     /// Decodes a column; `children` are the node's child refs (for collection columns).

@@ -86,12 +86,8 @@ extension ColumnStorage {
     /// nullability (words unpacked: one word packs to no fewer bytes, and layout 1 reads back
     /// as packed words do). Only for the layouts ``singleRowEdit(from:)`` answers for.
     func encodeRow(_ row: Int, into writer: inout ByteWriter) {
-        writer.append(layout.rawValue)
-        writer.append(type.rawValue)
-        writer.append(UInt8(nulls == nil ? 0 : 1))
-        writer.append(UInt8(0))
-        writer.append(UInt32(1))
-        if let nulls { writer.append(UInt8(nulls[row] ? 1 : 0)) }
+        appendHeader(layoutTag: layout.rawValue, rows: 1, into: &writer)
+        if let nulls { writer.append(UInt8(nulls[row] ? 1 : 0)) }  // the one row's null bit
         switch layout {
         case .words: writer.append(words[row])
         case .pairs:
