@@ -74,7 +74,7 @@ struct ChunkBuilder {
         let length = flushed + UInt64(writer.count + CommitRecord.size)
         var header: [UInt8] = []
         if flushed == 0 {
-            writer.patch(length, at: 8)
+            writer.patch(length, at: ChunkHeader.lengthOffset)
         } else {
             header = ChunkHeader.encoded(length: length)
         }

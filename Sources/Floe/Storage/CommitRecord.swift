@@ -92,6 +92,8 @@ struct CommitRecord: Equatable {
 struct ChunkHeader {
     static let size = 16
     static let magic: UInt32 = 0x4E58_5446  // "FTXN"
+    /// Where the chunk length sits in the header (after the magic and four zero bytes).
+    static let lengthOffset = 8
 
     static func encoded(length: UInt64) -> [UInt8] {
         var writer = ByteWriter(capacity: size)
