@@ -14,7 +14,7 @@ import Testing
     ])
 
     /// A leaf of `rows` (key, and the key as `number`), of any size.
-    static func leaf(_ rows: [(key: Int64, name: String)]) -> ClusterNode {
+    static func leaf(_ rows: Rows) -> ClusterNode {
         var numbers = ColumnStorage(elementType: .int, nullable: false)
         var names = ColumnStorage(elementType: .string, nullable: false)
         for (key, name) in rows {
@@ -72,28 +72,50 @@ import Testing
         store.close()
     }
 
+    typealias Rows = [(key: Int64, name: String)]
+
+    /// A store at `path` whose table holds `rows` under the root `makeRoot` builds of them (nodes
+    /// larger than writers make, as older files hold), reopened from the file.
+    static func store(at path: String, holding rows: Rows, under makeRoot: (Rows) -> ClusterNode) throws -> Store {
+        let store = try ColumnChangeTests.openStore(path)
+        let transaction = try store.beginWrite()
+        let table = try transaction.createTable(spec)
+        for (key, name) in rows { try transaction.insertObject(into: table, key: key, values: [.int(key), .string(name)]) }
+        try transaction.tableNode(table).root = NodeRef(makeRoot(rows))
+        try transaction.commit()
+        store.close()
+        return try ColumnChangeTests.openStore(path)
+    }
+
+    /// `store` reopened from `path`, once it verifies, holds exactly `rows`, and its nodes'
+    /// `sizes` stay within `bound`.
+    static func reopened(_ store: Store, at path: String, holding rows: Rows, sizes: (Snapshot, TableHandle) throws -> [Int],
+                         within bound: Int, after step: String) throws -> Store {
+        store.close()
+        let reopened = try ColumnChangeTests.openStore(path)
+        let snapshot = try reopened.snapshot()
+        let handle = try snapshot.table(named: "Thing")
+        let report = try reopened.verify()
+        #expect(report.isValid, "\(step): \(report)")
+        #expect(try snapshot.objectKeys(in: handle) == rows.map(\.key).sorted(), "\(step)")
+        for (key, name) in rows {
+            #expect(try snapshot.value(in: handle, key: key, column: 0) == .int(key))
+            #expect(try snapshot.value(in: handle, key: key, column: 1) == .string(name))
+        }
+        #expect(try sizes(snapshot, handle).allSatisfy { $0 <= bound }, "\(step)")
+        return reopened
+    }
+
     @Test func anInnerNodeLargerThanTheCapacityReadsVerifiesAndGrows() throws {
         let directory = TemporaryDirectory()
         let path = directory.file()
-        var store = try Store.open(path: path, options: StoreOptions(durability: .none))
         let leaves = ClusterTree.maximumInnerChildren
-        var keys = (0..<leaves * 4).map { Int64($0 * 3) }
-        do {
-            let transaction = try store.beginWrite()
-            let table = try transaction.createTable(Self.spec)
-            for key in keys { try transaction.insertObject(into: table, key: key, values: [.int(key), .string("k\(key)")]) }
-            // One root over 64 leaves of four objects, as a file written with 64-way inner nodes holds.
-            var children: [NodeRef<ClusterNode>] = []
-            for leaf in 0..<leaves {
-                let leafKeys = Array(keys[leaf * 4..<leaf * 4 + 4])
-                children.append(NodeRef(Self.leaf(leafKeys.map { ($0, "k\($0)") })))
-            }
-            try transaction.tableNode(table).root = NodeRef(ClusterNode(
-                innerKeys: (0..<leaves).map { keys[$0 * 4] }, counts: [Int](repeating: 4, count: leaves), children: children))
-            try transaction.commit()
+        var rows = (0..<leaves * 4).map { (key: Int64($0 * 3), name: "k\($0 * 3)") }
+        // One root over 64 leaves of four objects, as a file written with 64-way inner nodes holds.
+        var store = try Self.store(at: path, holding: rows) { rows in
+            ClusterNode(innerKeys: (0..<leaves).map { rows[$0 * 4].key }, counts: [Int](repeating: 4, count: leaves),
+                        children: (0..<leaves).map { NodeRef(Self.leaf(Array(rows[$0 * 4..<$0 * 4 + 4]))) })
         }
-        store.close()
-        store = try Store.open(path: path, options: StoreOptions(durability: .none))
         #expect(try Self.innerSizes(try store.snapshot(), try store.snapshot().table(named: "Thing")) == [leaves])
         #expect(try store.verify().isValid)
         // Enough inserts into one leaf to split it, each its own commit, and a delete.
@@ -101,42 +123,26 @@ import Testing
             let transaction = try store.beginWrite()
             let table = try transaction.table(named: "Thing")
             if round == 5 {
-                #expect(try transaction.deleteObject(from: table, key: keys.removeLast()))
+                #expect(try transaction.deleteObject(from: table, key: rows.removeLast().key))
             } else {
                 let key = Int64(1_000_000 + round)
                 try transaction.insertObject(into: table, key: key, values: [.int(key), .string("k\(key)")])
-                keys.append(key)
+                rows.append((key, "k\(key)"))
             }
             try transaction.commit()
         }
-        store.close()
-        store = try Store.open(path: path, options: StoreOptions(durability: .none))
-        let snapshot = try store.snapshot()
-        let handle = try snapshot.table(named: "Thing")
-        let report = try store.verify()
-        #expect(report.isValid, "\(report)")
-        #expect(try snapshot.objectKeys(in: handle) == keys.sorted())
-        for key in keys { #expect(try snapshot.value(in: handle, key: key, column: 1) == .string("k\(key)")) }
-        #expect(try Self.innerSizes(snapshot, handle).allSatisfy { $0 <= ClusterTree.maximumInnerChildren })
+        store = try Self.reopened(store, at: path, holding: rows, sizes: { try Self.innerSizes($0, $1) },
+                                  within: ClusterTree.maximumInnerChildren, after: "inserts and a delete")
         store.close()
     }
 
     @Test func aLeafLargerThanTheCapacityReadsVerifiesAndGrows() throws {
         let directory = TemporaryDirectory()
         let path = directory.file()
-        var store = try Store.open(path: path, options: StoreOptions(durability: .none))
         let count = ClusterTree.maximumLeafObjects
-        var model = (0..<count).map { (key: Int64($0 * 2), name: "object \($0)") }
-        do {
-            let transaction = try store.beginWrite()
-            let table = try transaction.createTable(Self.spec)
-            for (key, name) in model { try transaction.insertObject(into: table, key: key, values: [.int(key), .string(name)]) }
-            // One leaf of every object, as a file written with 256-object leaves holds.
-            try transaction.tableNode(table).root = NodeRef(Self.leaf(model))
-            try transaction.commit()
-        }
-        store.close()
-        store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        var rows = (0..<count).map { (key: Int64($0 * 2), name: "object \($0)") }
+        // One leaf of every object, as a file written with 256-object leaves holds.
+        var store = try Self.store(at: path, holding: rows) { Self.leaf($0) }
         #expect(try Self.leafSizes(try store.snapshot(), try store.snapshot().table(named: "Thing")) == [count])
         #expect(try store.verify().isValid)
         // One insert inside it, one at its end and one delete, each its own commit.
@@ -146,28 +152,18 @@ import Testing
             switch operation {
             case "insert":
                 try transaction.insertObject(into: table, key: Int64(index), values: [.int(Int64(index)), .string("inserted")])
-                model.append((Int64(index), "inserted"))
+                rows.append((Int64(index), "inserted"))
             case "append":
                 let key = Int64(count * 2 + 1)
                 try transaction.insertObject(into: table, key: key, values: [.int(key), .string("appended")])
-                model.append((key, "appended"))
+                rows.append((key, "appended"))
             default:
                 #expect(try transaction.deleteObject(from: table, key: Int64(index)))
-                model.removeAll { $0.key == Int64(index) }
+                rows.removeAll { $0.key == Int64(index) }
             }
             try transaction.commit()
-            store.close()
-            store = try Store.open(path: path, options: StoreOptions(durability: .none))
-            let snapshot = try store.snapshot()
-            let handle = try snapshot.table(named: "Thing")
-            let report = try store.verify()
-            #expect(report.isValid, "\(operation): \(report)")
-            #expect(try snapshot.objectKeys(in: handle) == model.map(\.key).sorted(), "\(operation)")
-            for (key, name) in model {
-                #expect(try snapshot.value(in: handle, key: key, column: 0) == .int(key))
-                #expect(try snapshot.value(in: handle, key: key, column: 1) == .string(name))
-            }
-            #expect(try Self.leafSizes(snapshot, handle).allSatisfy { $0 <= ClusterTree.maximumLeafObjects })
+            store = try Self.reopened(store, at: path, holding: rows, sizes: { try Self.leafSizes($0, $1) },
+                                      within: ClusterTree.maximumLeafObjects, after: operation)
         }
         store.close()
     }
