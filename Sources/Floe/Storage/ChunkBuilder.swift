@@ -48,6 +48,17 @@ struct ChunkBuilder {
         return (offset, writer.count - position)
     }
 
+    /// Appends a checked node as the file it was read from holds it (its checksum still holds):
+    /// a copy's nodes without children. Returns its offset.
+    mutating func appendUnchanged(_ node: MappedNode) -> UInt64 {
+        let offset = nextOffset
+        let position = writer.count
+        writer.append(node.bytes)
+        writer.padToMultiple(of: 8)
+        addHeaderChecksum(at: position)
+        return offset
+    }
+
     private mutating func addHeaderChecksum(at position: Int) {
         writer.withUnsafeBytes { raw in
             headerChecksum.update(UnsafeRawBufferPointer(rebasing: raw[position..<position + NodeImage.headerSize]))

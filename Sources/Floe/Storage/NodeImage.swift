@@ -86,15 +86,28 @@ struct NodeImage: Equatable {
 
     /// Parses a framed node header: child count and payload length, or nil when the magic is wrong.
     static func parseHeader(_ bytes: [UInt8]) -> (kind: UInt8, childCount: Int, payloadLength: Int, checksum: UInt32)? {
-        var reader = ByteReader(bytes)
-        guard (try? reader.read(UInt16.self)) == magic,
-              let kind = try? reader.read(UInt8.self),
-              (try? reader.read(UInt8.self)) == 0,
-              let childCount = try? reader.read(UInt32.self),
-              let payloadLength = try? reader.read(UInt32.self),
-              let checksum = try? reader.read(UInt32.self)
+        bytes.withUnsafeBytes { parseHeader($0) }
+    }
+
+    /// ``parseHeader(_:)-([UInt8])`` of bytes in place (a mapped file's).
+    static func parseHeader(_ bytes: UnsafeRawBufferPointer) -> (kind: UInt8, childCount: Int, payloadLength: Int, checksum: UInt32)? {
+        guard bytes.count >= headerSize,
+              UInt16(littleEndian: bytes.loadUnaligned(as: UInt16.self)) == magic,
+              bytes[3] == 0
         else { return nil }
-        return (kind, Int(childCount), Int(payloadLength), checksum)
+        let childCount = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        let payloadLength = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        return (bytes[2], Int(childCount), Int(payloadLength), checksum)
+    }
+
+    /// The checksum a node's header holds, computed over its encoded bytes (header and body,
+    /// without padding): the header's first 12 bytes, then the body.
+    static func checksum(ofEncoded bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = CRC32C()
+        crc.update(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
+        crc.update(UnsafeRawBufferPointer(rebasing: bytes[headerSize...]))
+        return crc.value
     }
 
     /// Decodes a node from its header and body bytes, checking the checksum. The body starts
