@@ -27,12 +27,11 @@ struct ChunkBuilder {
     /// The file offset the next node will get.
     var nextOffset: UInt64 { start + flushed + UInt64(writer.count) }
 
-    /// Appends a node and returns its file offset. `checksum`: the node's checksum when it is
-    /// already known (a node copied unchanged, verified when read), so that it is not computed again.
-    mutating func append(_ node: NodeImage, checksum: UInt32? = nil) -> UInt64 {
+    /// Appends a node and returns its file offset.
+    mutating func append(_ node: NodeImage) -> UInt64 {
         let offset = nextOffset
         let position = writer.count
-        node.encode(into: &writer, checksum: checksum)
+        node.encode(into: &writer)
         addHeaderChecksum(at: position)
         return offset
     }

@@ -1,6 +1,6 @@
 /// The nodes of a file read through a mapping of it (``FileMapping``), checked exactly as
-/// ``StorageFile/readNode(at:checksum:)`` checks them: for walks that visit every live node of
-/// a file once and copy most of them unchanged (``Compactor``).
+/// ``StorageFile/readNode(at:)`` checks them: for walks that visit every live node of a file
+/// once and copy most of them unchanged (``Compactor``).
 struct MappedNodes {
     private let mapping: FileMapping
     private let path: String
@@ -17,9 +17,7 @@ struct MappedNodes {
     func node(at offset: UInt64) throws(FloeError) -> MappedNode {
         // Bytes past the mapping (a file shorter than the end its commits claim) are missing.
         let available = min(end, UInt64(mapping.bytes.count))
-        guard offset >= UInt64(FileHeader.size), offset % 8 == 0, offset <= end,
-              end - offset >= UInt64(NodeImage.headerSize)
-        else { throw .corruptFile(path: path, offset: offset, detail: "a node reference points outside the written file") }
+        try StorageFile.checkNodeReference(offset, end: end, path: path)
         guard available - min(offset, available) >= UInt64(NodeImage.headerSize) else {
             throw .corruptFile(path: path, offset: offset, detail: "expected \(NodeImage.headerSize) bytes but the file ends after \(available - min(offset, available))")
         }
@@ -27,12 +25,8 @@ struct MappedNodes {
         guard let parsed = NodeImage.parseHeader(UnsafeRawBufferPointer(rebasing: mapping.bytes[start..<start + NodeImage.headerSize])) else {
             throw .corruptFile(path: path, offset: offset, detail: "no node magic at a node reference")
         }
-        let bodyLength = parsed.childCount * 8 + parsed.payloadLength
-        let paddedBody = (NodeImage.headerSize + bodyLength + 7) & ~7 - NodeImage.headerSize
-        guard bodyLength <= NodeImage.maximumSize, UInt64(NodeImage.headerSize + paddedBody) <= end - offset else {
-            throw .corruptFile(path: path, offset: offset, detail: "a node claims \(bodyLength) bytes, past the end of the file")
-        }
-        let length = NodeImage.headerSize + bodyLength
+        let length = NodeImage.headerSize + (try StorageFile.checkNodeLength(
+            childCount: parsed.childCount, payloadLength: parsed.payloadLength, at: offset, end: end, path: path))
         guard UInt64(length) <= available - offset else {
             throw .corruptFile(path: path, offset: offset, detail: "expected \(length) bytes but the file ends after \(available - offset)")
         }

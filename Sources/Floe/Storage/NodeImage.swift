@@ -40,15 +40,7 @@ struct NodeImage: Equatable {
 
     /// Appends the framed node to `writer`.
     func encode(into writer: inout ByteWriter) {
-        encode(into: &writer, checksum: nil)
-    }
-
-    /// Appends the framed node to `writer` with `checksum` (when not nil) as its checksum
-    /// instead of computing it: for a node copied unchanged from the file, whose checksum was
-    /// verified when it was read (it covers the header's first 12 bytes and the body, not the
-    /// node's offset, so it holds wherever the node is written).
-    func encode(into writer: inout ByteWriter, checksum: UInt32?) {
-        Self.encode(kind: kind, childCount: children.count, into: &writer, checksum: checksum) { writer in
+        Self.encode(kind: kind, childCount: children.count, into: &writer) { writer in
             writer.appendWords(children)
             writer.append(payload)
         }
@@ -57,8 +49,7 @@ struct NodeImage: Equatable {
     /// Appends a framed node whose `body` — its `childCount` child references, then its
     /// payload — is written straight into `writer`, with no arrays built for them first: the
     /// same bytes as encoding a ``NodeImage`` of that kind, children and payload.
-    static func encode(kind: UInt8, childCount: Int, into writer: inout ByteWriter, checksum: UInt32? = nil,
-                       body: (inout ByteWriter) -> Void) {
+    static func encode(kind: UInt8, childCount: Int, into writer: inout ByteWriter, body: (inout ByteWriter) -> Void) {
         let start = writer.count
         writer.append(magic)
         writer.append(kind)
@@ -71,15 +62,8 @@ struct NodeImage: Equatable {
         precondition(bodyLength >= childCount * 8, "a node of kind \(kind) wrote \(bodyLength) bytes for \(childCount) child references")
         writer.patch(UInt32(bodyLength - childCount * 8), at: start + 8)
         writer.padToMultiple(of: 8)
-        if let checksum {
-            writer.patch(checksum, at: start + 12)
-            return
-        }
-        let crc = writer.withUnsafeBytes { raw -> UInt32 in
-            var crc = CRC32C()
-            crc.update(UnsafeRawBufferPointer(rebasing: raw[start..<start + 12]))
-            crc.update(UnsafeRawBufferPointer(rebasing: raw[start + headerSize..<start + headerSize + bodyLength]))
-            return crc.value
+        let crc = writer.withUnsafeBytes { raw in
+            checksum(ofEncoded: UnsafeRawBufferPointer(rebasing: raw[start..<start + headerSize + bodyLength]))
         }
         writer.patch(crc, at: start + 12)
     }
