@@ -97,6 +97,8 @@ import Testing
         FaultInjection.remove(pathContains: "faults-")
         #expect(clean.errors.isEmpty && clean.acknowledged.count == 15, "\(clean.errors)")
         #expect(operations.count > 10, "the scenario made only \(operations.count) file operations")
+        // Compaction reads the file through a mapping: making that mapping fails in turn too.
+        #expect(operations.contains(.map), "the scenario's compaction mapped nothing: \(operations)")
 
         var trials = 0, failedSyncs = 0, reportedErrors = 0
         for (index, operation) in operations.enumerated() {

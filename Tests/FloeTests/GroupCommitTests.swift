@@ -74,35 +74,21 @@ import Testing
         #expect(try await realm.read { realm in realm.objects(Entry.self).count } == 21)
     }
 
-    /// A turn of one write (a lone writer) frees the path it replaced right away, without
-    /// waking the background queue; a longer turn hands its trees to the queue, which frees them.
-    @Test func fewReplacedTreesAreFreedAtOnceAndManyInTheBackground() async throws {
+    /// A turn's replaced trees stay alive until the turn ends and are freed then, by the writer
+    /// itself: nothing is left for another thread to free later.
+    @Test func replacedTreesLiveUntilTheTurnEndsAndAreFreedThen() {
         let reclaimer = TreeReclaimer()
-        weak var single: GroupNode?
-        do {
-            let tree = GroupNode(isMutable: false)
-            single = tree
-            reclaimer.keep(tree)
-        }
-        #expect(single != nil)
-        reclaimer.releaseInBackground()
-        #expect(single == nil, "a lone replaced tree was not freed at the end of its turn")
-        #expect(reclaimer.count == 0)
-
         var kept: [() -> GroupNode?] = []
-        for _ in 0..<TreeReclaimer.backgroundMinimum {
+        for _ in 0..<8 {
             let tree = GroupNode(isMutable: false)
             kept.append { [weak tree] in tree }
             reclaimer.keep(tree)
         }
-        reclaimer.releaseInBackground()
+        #expect(reclaimer.count == 8)
+        #expect(!kept.contains(where: { $0() == nil }), "a replaced tree was freed before its turn ended")
+        reclaimer.releaseAll()
         #expect(reclaimer.count == 0)
-        var waited = 0
-        while kept.contains(where: { $0() != nil }), waited < 500 {
-            try await Task.sleep(nanoseconds: 10_000_000)
-            waited += 1
-        }
-        #expect(!kept.contains(where: { $0() != nil }), "trees handed to the background queue were never freed")
+        #expect(!kept.contains(where: { $0() != nil }), "the replaced trees were not freed when the turn ended")
     }
 
     /// Writes queued on the actor while a sync runs are run back to back, yet each is its own

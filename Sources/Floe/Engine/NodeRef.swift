@@ -155,7 +155,9 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
 
     @inline(__always)
     func persistIfChanged(into chunk: inout ChunkBuilder?) {
-        if let node = residentNode, node.isMutable { _ = persist(into: &chunk) }
+        // Most children a commit visits are unchanged: asking, not holding, keeps the node unretained.
+        guard let node = unretainedResidentNode, node._withUnsafeGuaranteedRef({ $0.isMutable }) else { return }
+        _ = persist(into: &chunk)
     }
 
     func persist(into chunk: inout ChunkBuilder?) -> UInt64 {
@@ -173,5 +175,31 @@ final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
             chunk!.keptAliveBytes += node.storedSize - size
         }
         return offset
+    }
+}
+
+/// A parent's loops over its child references. A commit visits every child reference of every
+/// node it changed (32 children an inner node, most of them unchanged): iterating the array
+/// retained and released each reference and its node, which cost more than the visit itself.
+/// The array keeps each reference alive for the loop, so none is retained here.
+extension Array {
+    /// Persists each reference whose node this transaction changed (``NodeRef/persistIfChanged(into:)``).
+    @inline(__always)
+    func persistChanged<Node: TreeNode>(into chunk: inout ChunkBuilder?) where Element == NodeRef<Node> {
+        withUnsafeBufferPointer { references in
+            for index in references.indices {
+                Unmanaged.passUnretained(references[index])._withUnsafeGuaranteedRef { $0.persistIfChanged(into: &chunk) }
+            }
+        }
+    }
+
+    /// Appends each reference's file offset, in order: a node image's child references.
+    @inline(__always)
+    func appendOffsets<Node: TreeNode>(to writer: inout ByteWriter) where Element == NodeRef<Node> {
+        withUnsafeBufferPointer { references in
+            for index in references.indices {
+                writer.append(Unmanaged.passUnretained(references[index])._withUnsafeGuaranteedRef { $0.offset })
+            }
+        }
     }
 }

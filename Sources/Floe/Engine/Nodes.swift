@@ -48,7 +48,7 @@ import Synchronization
     func childSlots() -> [AnyNodeRef?] { tables }
 
     func persistChangedChildren(into chunk: inout ChunkBuilder?) {
-        for table in tables { table.persistIfChanged(into: &chunk) }
+        tables.persistChanged(into: &chunk)
     }
 }
 
@@ -287,9 +287,9 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
         let kind = isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner
         return chunk.appendNode(kind: kind.rawValue, childCount: isLeaf ? columns.count : children.count) { writer in
             if isLeaf {
-                for column in columns { writer.append(column.offset) }
+                columns.appendOffsets(to: &writer)
             } else {
-                for child in children { writer.append(child.offset) }
+                children.appendOffsets(to: &writer)
             }
             writePayload(into: &writer)
         }
@@ -341,9 +341,9 @@ final class ClusterNode: TreeNode, @unchecked Sendable {
 
     func persistChangedChildren(into chunk: inout ChunkBuilder?) {
         if isLeaf {
-            for column in columns { column.persistIfChanged(into: &chunk) }
+            columns.persistChanged(into: &chunk)
         } else {
-            for child in children { child.persistIfChanged(into: &chunk) }
+            children.persistChanged(into: &chunk)
         }
     }
 }
@@ -529,6 +529,6 @@ final class CollectionNode: TreeNode, @unchecked Sendable {
     func childSlots() -> [AnyNodeRef?] { children }
 
     func persistChangedChildren(into chunk: inout ChunkBuilder?) {
-        for child in children { child.persistIfChanged(into: &chunk) }
+        children.persistChanged(into: &chunk)
     }
 }

@@ -41,8 +41,8 @@ final class ObjectContext: ObjectSource {
     /// and the one used last; dropped when the write ends or the bindings are forgotten.
     @exclusivity(unchecked) var insertPlans: [ObjectIdentifier: InsertPlanEntry] = [:]
     @exclusivity(unchecked) var lastInsertPlan: InsertPlanEntry?
-    /// The trees of versions replaced by the commits of a turn of queued writes, freed off the
-    /// actor (``beginTurnOfWrites()``, ``endTurnOfWrites()``).
+    /// The trees of versions replaced by the commits of a turn of queued writes, freed together
+    /// once the turn's syncs are asked for (``beginTurnOfWrites()``, ``endTurnOfWrites()``).
     private let replacedTrees = TreeReclaimer()
     private var isInTurnOfWrites = false
 
@@ -106,27 +106,28 @@ final class ObjectContext: ObjectSource {
         forgetInsertPlans()
         let version = try transaction.commit(deferringSync: deferringSync)
         if isInTurnOfWrites {
-            // The replaced version's tree is freed with the turn's others, off the actor.
+            // The replaced version's tree is freed with the turn's others, once their syncs are asked for.
             replacedTrees.keep(snapshot.group)
-            if replacedTrees.count >= Self.replacedTreesPerRelease { replacedTrees.releaseInBackground() }
+            if replacedTrees.count >= Self.replacedTreesPerRelease { replacedTrees.releaseAll() }
         }
         snapshot = try store.snapshot()
         return version
     }
 
-    /// How many replaced trees a turn of queued writes keeps before handing them off.
+    /// How many replaced trees a turn of queued writes keeps before freeing them.
     private static let replacedTreesPerRelease = 64
 
     /// From here until ``endTurnOfWrites()``, the versions this context's commits replace are
-    /// not freed on its thread but handed off together (a turn of queued writes).
+    /// not freed commit by commit but kept, and freed together when the turn ends (a turn of
+    /// queued writes, whose syncs are asked for first).
     func beginTurnOfWrites() {
         isInTurnOfWrites = true
     }
 
-    /// Frees the trees the turn's commits replaced, off the actor.
+    /// Frees the trees the turn's commits replaced.
     func endTurnOfWrites() {
         isInTurnOfWrites = false
-        replacedTrees.releaseInBackground()
+        replacedTrees.releaseAll()
     }
 
     func cancelWrite() {

@@ -192,7 +192,7 @@ extension Realm {
             // The turn's writes commit back to back first, and only then wait for a sync: one
             // round then covers the whole turn (asking for each write's sync as it committed
             // woke the syncer per commit, and a slow commit then got a sync of its own).
-            // The versions they replace are freed off the actor, together, after the turn.
+            // The versions they replace are freed together after that, while the disk syncs.
             var committed: [(write: any QueuedWrite, version: UInt64)] = []
             core.beginTurnOfWrites()
             for write in writes {

@@ -27,12 +27,11 @@ struct ChunkBuilder {
     /// The file offset the next node will get.
     var nextOffset: UInt64 { start + flushed + UInt64(writer.count) }
 
-    /// Appends a node and returns its file offset. `checksum`: the node's checksum when it is
-    /// already known (a node copied unchanged, verified when read), so that it is not computed again.
-    mutating func append(_ node: NodeImage, checksum: UInt32? = nil) -> UInt64 {
+    /// Appends a node and returns its file offset.
+    mutating func append(_ node: NodeImage) -> UInt64 {
         let offset = nextOffset
         let position = writer.count
-        node.encode(into: &writer, checksum: checksum)
+        node.encode(into: &writer)
         addHeaderChecksum(at: position)
         return offset
     }
@@ -46,6 +45,17 @@ struct ChunkBuilder {
         NodeImage.encode(kind: kind, childCount: childCount, into: &writer, body: body)
         addHeaderChecksum(at: position)
         return (offset, writer.count - position)
+    }
+
+    /// Appends a checked node as the file it was read from holds it (its checksum still holds):
+    /// a copy's nodes without children. Returns its offset.
+    mutating func appendUnchanged(_ node: MappedNode) -> UInt64 {
+        let offset = nextOffset
+        let position = writer.count
+        writer.append(node.bytes)
+        writer.padToMultiple(of: 8)
+        addHeaderChecksum(at: position)
+        return offset
     }
 
     private mutating func addHeaderChecksum(at position: Int) {

@@ -13,7 +13,7 @@ import Synchronization
 @_spi(Testing) public enum FaultInjection {
     /// The kinds of operation a plan can count and fail.
     public enum Operation: String, Sendable, CaseIterable {
-        case open, read, write, sync, truncate, rename, syncDirectory
+        case open, read, map, write, sync, truncate, rename, syncDirectory
     }
 
     /// How the chosen operation fails.
@@ -114,6 +114,7 @@ extension FaultInjection.Operation {
         switch self {
         case .open: return "open"
         case .read: return "pread"
+        case .map: return "mmap"
         case .write: return "pwrite"
         case .sync: return "fsync"
         case .truncate: return "ftruncate"

@@ -115,6 +115,19 @@ final class FileHandle: @unchecked Sendable {
         return ended ? nil : bytes
     }
 
+    /// Maps the file's first `length` bytes (at most its size) for reading: see ``FileMapping``.
+    func mapForReading(length: UInt64) throws(FloeError) -> FileMapping {
+        try FaultInjection.check(.map, path: path, naming: path)
+        // Never past the file's end: touching a mapped page there stops the process.
+        let mapped = Int(min(length, try size()))
+        guard mapped > 0 else { return FileMapping(empty: ()) }
+        let address = mmap(nil, mapped, PROT_READ, MAP_SHARED, descriptor, 0)
+        guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else {
+            throw .io(path: path, operation: "mmap", errno: errno)
+        }
+        return FileMapping(address: UnsafeRawPointer(address), count: mapped)
+    }
+
     func write(_ bytes: [UInt8], at offset: UInt64) throws(FloeError) {
         var failure: FloeError?
         var limit = bytes.count

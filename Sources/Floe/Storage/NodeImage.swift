@@ -40,15 +40,7 @@ struct NodeImage: Equatable {
 
     /// Appends the framed node to `writer`.
     func encode(into writer: inout ByteWriter) {
-        encode(into: &writer, checksum: nil)
-    }
-
-    /// Appends the framed node to `writer` with `checksum` (when not nil) as its checksum
-    /// instead of computing it: for a node copied unchanged from the file, whose checksum was
-    /// verified when it was read (it covers the header's first 12 bytes and the body, not the
-    /// node's offset, so it holds wherever the node is written).
-    func encode(into writer: inout ByteWriter, checksum: UInt32?) {
-        Self.encode(kind: kind, childCount: children.count, into: &writer, checksum: checksum) { writer in
+        Self.encode(kind: kind, childCount: children.count, into: &writer) { writer in
             writer.appendWords(children)
             writer.append(payload)
         }
@@ -57,8 +49,7 @@ struct NodeImage: Equatable {
     /// Appends a framed node whose `body` — its `childCount` child references, then its
     /// payload — is written straight into `writer`, with no arrays built for them first: the
     /// same bytes as encoding a ``NodeImage`` of that kind, children and payload.
-    static func encode(kind: UInt8, childCount: Int, into writer: inout ByteWriter, checksum: UInt32? = nil,
-                       body: (inout ByteWriter) -> Void) {
+    static func encode(kind: UInt8, childCount: Int, into writer: inout ByteWriter, body: (inout ByteWriter) -> Void) {
         let start = writer.count
         writer.append(magic)
         writer.append(kind)
@@ -71,30 +62,36 @@ struct NodeImage: Equatable {
         precondition(bodyLength >= childCount * 8, "a node of kind \(kind) wrote \(bodyLength) bytes for \(childCount) child references")
         writer.patch(UInt32(bodyLength - childCount * 8), at: start + 8)
         writer.padToMultiple(of: 8)
-        if let checksum {
-            writer.patch(checksum, at: start + 12)
-            return
-        }
-        let crc = writer.withUnsafeBytes { raw -> UInt32 in
-            var crc = CRC32C()
-            crc.update(UnsafeRawBufferPointer(rebasing: raw[start..<start + 12]))
-            crc.update(UnsafeRawBufferPointer(rebasing: raw[start + headerSize..<start + headerSize + bodyLength]))
-            return crc.value
+        let crc = writer.withUnsafeBytes { raw in
+            checksum(ofEncoded: UnsafeRawBufferPointer(rebasing: raw[start..<start + headerSize + bodyLength]))
         }
         writer.patch(crc, at: start + 12)
     }
 
     /// Parses a framed node header: child count and payload length, or nil when the magic is wrong.
     static func parseHeader(_ bytes: [UInt8]) -> (kind: UInt8, childCount: Int, payloadLength: Int, checksum: UInt32)? {
-        var reader = ByteReader(bytes)
-        guard (try? reader.read(UInt16.self)) == magic,
-              let kind = try? reader.read(UInt8.self),
-              (try? reader.read(UInt8.self)) == 0,
-              let childCount = try? reader.read(UInt32.self),
-              let payloadLength = try? reader.read(UInt32.self),
-              let checksum = try? reader.read(UInt32.self)
+        bytes.withUnsafeBytes { parseHeader($0) }
+    }
+
+    /// ``parseHeader(_:)-([UInt8])`` of bytes in place (a mapped file's).
+    static func parseHeader(_ bytes: UnsafeRawBufferPointer) -> (kind: UInt8, childCount: Int, payloadLength: Int, checksum: UInt32)? {
+        guard bytes.count >= headerSize,
+              UInt16(littleEndian: bytes.loadUnaligned(as: UInt16.self)) == magic,
+              bytes[3] == 0
         else { return nil }
-        return (kind, Int(childCount), Int(payloadLength), checksum)
+        let childCount = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        let payloadLength = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        return (bytes[2], Int(childCount), Int(payloadLength), checksum)
+    }
+
+    /// The checksum a node's header holds, computed over its encoded bytes (header and body,
+    /// without padding): the header's first 12 bytes, then the body.
+    static func checksum(ofEncoded bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = CRC32C()
+        crc.update(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
+        crc.update(UnsafeRawBufferPointer(rebasing: bytes[headerSize...]))
+        return crc.value
     }
 
     /// Decodes a node from its header and body bytes, checking the checksum. The body starts

@@ -197,36 +197,43 @@ final class StorageFile: @unchecked Sendable {
     static let firstNodeRead = 4096
 
     func readNode(at offset: UInt64) throws(FloeError) -> NodeImage {
-        var checksum: UInt32 = 0
-        return try readNode(at: offset, checksum: &checksum)
-    }
-
-    /// Reads and checks the node at `offset`, and sets `checksum` to the checksum it was checked
-    /// against (for a copy that writes it unchanged: ``ChunkBuilder/append(_:checksum:)``).
-    func readNode(at offset: UInt64, checksum: inout UInt32) throws(FloeError) -> NodeImage {
         if isClosed { throw .closed(path: path) }
         let end = endOffset
-        guard offset >= UInt64(FileHeader.size), offset % 8 == 0, offset <= end,
-              end - offset >= UInt64(NodeImage.headerSize)
-        else { throw .corruptFile(path: path, offset: offset, detail: "a node reference points outside the written file") }
+        try Self.checkNodeReference(offset, end: end, path: path)
         // One read for the header and, for most nodes, the whole body (a second only for larger ones).
         let header = try handle.read(count: Int(min(UInt64(Self.firstNodeRead), end - offset)), at: offset)
         guard let parsed = NodeImage.parseHeader(header) else {
             throw .corruptFile(path: path, offset: offset, detail: "no node magic at a node reference")
         }
-        let bodyLength = parsed.childCount * 8 + parsed.payloadLength
-        let paddedBody = (NodeImage.headerSize + bodyLength + 7) & ~7 - NodeImage.headerSize
-        guard bodyLength <= NodeImage.maximumSize, UInt64(NodeImage.headerSize + paddedBody) <= end - offset else {
-            throw .corruptFile(path: path, offset: offset, detail: "a node claims \(bodyLength) bytes, past the end of the file")
-        }
+        let bodyLength = try Self.checkNodeLength(childCount: parsed.childCount, payloadLength: parsed.payloadLength,
+                                                  at: offset, end: end, path: path)
         let framed = NodeImage.headerSize + bodyLength <= header.count
         let body = framed ? header : try handle.read(count: bodyLength, at: offset + UInt64(NodeImage.headerSize))
         guard let image = NodeImage.decode(header: header, body: body, bodyOffset: framed ? NodeImage.headerSize : 0,
                                            childCount: parsed.childCount, payloadLength: parsed.payloadLength,
                                            checksum: parsed.checksum, kind: parsed.kind)
         else { throw .corruptFile(path: path, offset: offset, detail: "node checksum mismatch") }
-        checksum = parsed.checksum
         return image
+    }
+
+    /// Throws unless `offset` can be a node's in a file whose commits end at `end`: past the
+    /// header, aligned, with room for a node header before the end. (Every node read checks
+    /// this first, through a positional read or a mapping: ``MappedNodes``.)
+    static func checkNodeReference(_ offset: UInt64, end: UInt64, path: String) throws(FloeError) {
+        guard offset >= UInt64(FileHeader.size), offset % 8 == 0, offset <= end,
+              end - offset >= UInt64(NodeImage.headerSize)
+        else { throw .corruptFile(path: path, offset: offset, detail: "a node reference points outside the written file") }
+    }
+
+    /// The body length a node header at `offset` claims, once it is checked to fit before `end`.
+    static func checkNodeLength(childCount: Int, payloadLength: Int, at offset: UInt64, end: UInt64,
+                                path: String) throws(FloeError) -> Int {
+        let bodyLength = childCount * 8 + payloadLength
+        let paddedBody = (NodeImage.headerSize + bodyLength + 7) & ~7 - NodeImage.headerSize
+        guard bodyLength <= NodeImage.maximumSize, UInt64(NodeImage.headerSize + paddedBody) <= end - offset else {
+            throw .corruptFile(path: path, offset: offset, detail: "a node claims \(bodyLength) bytes, past the end of the file")
+        }
+        return bodyLength
     }
 
     /// A builder for the next chunk.

@@ -46,7 +46,9 @@ enum CollectionWorkloads {
     static let appendRounds = 3
     static let sumRounds = 5
     static let linkRounds = 3
-    static let target = 5.0
+    /// Issue 10's bars, against GRDB in the same run: C1 ≥ 5×, C2 and C3 ≥ 10×.
+    static let appendTarget = 5.0
+    static let readTarget = 10.0
     static let listOwnerId = 1
 
     /// Element `position` of the list, scrambled so that values differ from positions.
@@ -172,7 +174,7 @@ enum CollectionWorkloads {
             peer: Format.duration(nanoseconds: peer.median),
             ratio: Format.speedup(floe: floe.median, peer: peer.median),
             target: "≥ 5× GRDB",
-            verdict: peer.median / floe.median >= target ? .met : .missed))
+            verdict: peer.median / floe.median >= appendTarget ? .met : .missed))
         reporter.add(ReportLine(
             workload: "C1 same (GRDB: no index, no FK check, unchecked args)",
             floe: Format.duration(nanoseconds: floe.median),
@@ -261,8 +263,8 @@ enum CollectionWorkloads {
             floe: Format.duration(nanoseconds: floe.median),
             peer: Format.duration(nanoseconds: peer.median),
             ratio: Format.speedup(floe: floe.median, peer: peer.median),
-            target: "≥ 5× GRDB",
-            verdict: peer.median / floe.median >= target ? .met : .missed))
+            target: "≥ 10× GRDB",
+            verdict: peer.median / floe.median >= readTarget ? .met : .missed))
         reporter.add(ReportLine(
             workload: "C2 same (GRDB: no index, scan + sort)",
             floe: Format.duration(nanoseconds: floe.median),
@@ -399,20 +401,19 @@ enum CollectionWorkloads {
             floe: Format.duration(nanoseconds: floe.median),
             peer: Format.duration(nanoseconds: statement.median),
             ratio: Format.speedup(floe: floe.median, peer: statement.median),
-            target: "≥ 5× GRDB",
-            verdict: statement.median / floe.median >= target ? .met : .missed))
+            target: "≥ 10× GRDB",
+            verdict: statement.median / floe.median >= readTarget ? .met : .missed))
         reporter.add(ReportLine(
             workload: "C3 same (GRDB: per dog, fetchAll + fetchOne(id:))",
             floe: Format.duration(nanoseconds: floe.median),
             peer: Format.duration(nanoseconds: records.median),
             ratio: Format.speedup(floe: floe.median, peer: records.median)))
         reporter.add(ReportLine(
-            workload: "C3 same (GRDB: one JOIN)",
+            // For scale: the bar's peer is the per-dog statement above, as the issue measured it.
+            workload: "C3 same (GRDB: one JOIN, for scale)",
             floe: Format.duration(nanoseconds: floe.median),
             peer: Format.duration(nanoseconds: join.median),
-            ratio: Format.speedup(floe: floe.median, peer: join.median),
-            target: "≥ 5× GRDB",
-            verdict: join.median / floe.median >= target ? .met : .missed))
+            ratio: Format.speedup(floe: floe.median, peer: join.median)))
     }
 }
 
