@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Engine) @testable import Floe
+@_spi(Engine) @_spi(Testing) @testable import Floe
 @testable import FloeCrashChild
 
 /// `Store.recover` (behind `floe recover`) on the corruption tests' damaged files: the copy it
@@ -68,6 +68,23 @@ import Testing
         #expect(outcome == RecoveryOutcome(version: UInt64(CorruptionTests.Fixture.versions), newestVersion: UInt64(CorruptionTests.Fixture.versions), skipped: []))
         #expect(outcome.description == "recovered version 40 of 40 (the newest)")
         #expect(throws: FloeError.self) { try Store.recover(path: path, to: directory.file("copy.floe")) }
+    }
+
+    /// Recovery reads the damaged file with positional reads, never through a mapping: a file
+    /// to salvage may lie on a disk that cannot read some blocks, and a positional read reports
+    /// that as an error (the candidate is skipped) where a mapped page would stop the process.
+    /// A mapping that could not be made would have cost the newest version here.
+    @Test func recoveryReadsPositionallyNotThroughAMapping() throws {
+        let fixture = try CorruptionTests.Fixture.shared.get()
+        let directory = TemporaryDirectory("recover-positional")
+        // The fault plan's key is in the file names (the directory's name is filtered).
+        let path = directory.file("positional-recovery-intact.floe")
+        try Data(fixture.bytes).write(to: URL(fileURLWithPath: path))
+        FaultInjection.install(.init(pathContains: "positional-recovery-", failing: 0, with: .error(EIO), kinds: [.map]))
+        defer { FaultInjection.remove(pathContains: "positional-recovery-") }
+        let outcome = try Store.recover(path: path, to: directory.file("positional-recovery-copy.floe"))
+        #expect(outcome.version == UInt64(CorruptionTests.Fixture.versions) && outcome.skipped.isEmpty, "\(outcome)")
+        #expect(FaultInjection.operations(pathContains: "positional-recovery-").isEmpty)
     }
 
     @Test func floeRecoverAsAUserRunsIt() throws {

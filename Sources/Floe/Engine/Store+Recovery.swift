@@ -44,7 +44,9 @@ extension Store {
         for commit in candidates {
             FileHandle.remove(temporary)
             do throws(FloeError) {
-                let copy = try Compactor.copy(file: source, commit: commit, to: temporary, reportedPath: destination, durability: .full)
+                // Positional reads: a damaged file may sit on a disk that fails to read some blocks.
+                let copy = try Compactor.copy(file: source, commit: commit, to: temporary, reportedPath: destination,
+                                              durability: .full, readingPositionally: true)
                 var report = VerificationReport()
                 if commit.rootRef != 0 {
                     StoreVerifier.verify(root: try NodeRef<GroupNode>(offset: copy.lastCommit!.rootRef, source: copy).load(),

@@ -4,8 +4,11 @@
 /// references, writing children before parents into one streamed chunk. It reads the file
 /// through a mapping (``MappedNodes``): each node is checked where the file holds it, and a
 /// node without children is copied as it is, so memory holds the child offsets of one node
-/// per tree level plus a 1 MiB write buffer, whatever the file's size. A version's nodes form
-/// a tree (no node has two parents), so each is copied exactly once.
+/// per tree level plus a 1 MiB write buffer, whatever the file's size. Recovery reads with
+/// positional reads instead (`readingPositionally`): a file it salvages may lie on a disk
+/// that fails to read some blocks, which a positional read reports as an error where a mapped
+/// page stops the process. A version's nodes form a tree (no node has two parents), so each
+/// is copied exactly once.
 enum Compactor {
     static let flushThreshold = 1 << 20
 
@@ -18,16 +21,27 @@ enum Compactor {
 
     /// Writes the version of `commit` (nil: an empty file); every node read is checked, so a
     /// copy that succeeds holds only verified bytes (what recovery relies on).
+    /// `readingPositionally`: reads with positional reads, not through a mapping (recovery).
     static func copy(file: StorageFile, commit: CommitRecord?, to openPath: String, reportedPath: String,
-                     durability: Durability) throws(FloeError) -> StorageFile {
+                     durability: Durability, readingPositionally: Bool = false) throws(FloeError) -> StorageFile {
         let target = try StorageFile.open(path: reportedPath, openPath: openPath, readOnly: false, durability: durability)
         guard let commit else { return target }
-        var copier = TreeCopier(source: try MappedNodes(file: file), target: target, sharesNodes: false)
+        if readingPositionally {
+            var copier = TreeCopier(source: file, target: target, sharesNodes: false)
+            try copyVersion(of: commit, with: &copier, into: target)
+        } else {
+            var copier = TreeCopier(source: try MappedNodes(file: file), target: target, sharesNodes: false)
+            try copyVersion(of: commit, with: &copier, into: target)
+        }
+        try target.sync()
+        return target
+    }
+
+    private static func copyVersion<Source: CopySource>(of commit: CommitRecord, with copier: inout TreeCopier<Source>,
+                                                        into target: StorageFile) throws(FloeError) {
         let root = commit.rootRef == 0 ? 0 : try copier.copy(at: commit.rootRef)
         let live = copier.chunk.nextOffset - copier.chunk.start - UInt64(ChunkHeader.size)
         try target.append(&copier.chunk, version: commit.version, rootRef: root, liveBytes: live)
-        try target.sync()
-        return target
     }
 
     /// Writes every version of `history` (oldest first: version and root offset, 0 for an
@@ -50,10 +64,48 @@ enum Compactor {
     }
 }
 
-/// One copy's walk: reads checked nodes from the source's mapping and streams them into the
-/// chunk being built for the target.
-private struct TreeCopier {
-    let source: MappedNodes
+/// Where a copy reads its checked nodes: a mapping of the file (``MappedNodes``), or the file's
+/// positional reads (``StorageFile``).
+protocol CopySource {
+    associatedtype Node: CopiedNode
+    /// The checked node at `offset`, valid while the source lives.
+    func node(at offset: UInt64) throws(FloeError) -> Node
+}
+
+/// A checked node as a copy sees it.
+protocol CopiedNode {
+    var kind: UInt8 { get }
+    var childCount: Int { get }
+    /// The file offset of child reference `index` (0: none).
+    func child(at index: Int) -> UInt64
+    /// Appends the node, children and all, to `chunk` as it is; returns its offset.
+    func appendUnchanged(to chunk: inout ChunkBuilder) -> UInt64
+    /// Appends the bytes after the child references.
+    func appendPayload(to writer: inout ByteWriter)
+}
+
+extension MappedNodes: CopySource {}
+
+extension MappedNode: CopiedNode {
+    func appendUnchanged(to chunk: inout ChunkBuilder) -> UInt64 { chunk.appendUnchanged(self) }
+    func appendPayload(to writer: inout ByteWriter) { writer.append(payload) }
+}
+
+extension StorageFile: CopySource {
+    func node(at offset: UInt64) throws(FloeError) -> NodeImage { try readNode(at: offset) }
+}
+
+extension NodeImage: CopiedNode {
+    var childCount: Int { children.count }
+    func child(at index: Int) -> UInt64 { children[index] }
+    func appendUnchanged(to chunk: inout ChunkBuilder) -> UInt64 { chunk.append(self) }
+    func appendPayload(to writer: inout ByteWriter) { writer.append(payload) }
+}
+
+/// One copy's walk: reads checked nodes from its source and streams them into the chunk being
+/// built for the target.
+private struct TreeCopier<Source: CopySource> {
+    let source: Source
     let target: StorageFile
     var chunk: ChunkBuilder
     /// The new offsets of the children of the nodes being copied, one run per level of the walk.
@@ -61,7 +113,7 @@ private struct TreeCopier {
     /// Where nodes already copied went (only for copies of several versions, which share nodes).
     private var copied: [UInt64: UInt64]?
 
-    init(source: MappedNodes, target: StorageFile, sharesNodes: Bool) {
+    init(source: Source, target: StorageFile, sharesNodes: Bool) {
         self.source = source
         self.target = target
         chunk = target.makeChunk()
@@ -75,7 +127,7 @@ private struct TreeCopier {
         let newOffset: UInt64
         if node.childCount == 0 {
             // Copied as it is: its checked checksum still holds.
-            newOffset = chunk.appendUnchanged(node)
+            newOffset = node.appendUnchanged(to: &chunk)
         } else {
             let run = newChildren.count
             for index in 0..<node.childCount {
@@ -94,11 +146,11 @@ private struct TreeCopier {
     }
 
     /// Appends `node` with the child offsets from `run` on in ``newChildren``.
-    private mutating func appendNode(_ node: MappedNode, childrenAt run: Int) -> UInt64 {
+    private mutating func appendNode(_ node: Source.Node, childrenAt run: Int) -> UInt64 {
         let children = newChildren[run...]
         return chunk.appendNode(kind: node.kind, childCount: node.childCount) { writer in
             for child in children { writer.append(child) }
-            writer.append(node.payload)
+            node.appendPayload(to: &writer)
         }.offset
     }
 }
