@@ -116,6 +116,20 @@ import Testing
         return store
     }
 
+    /// ``storeWithOneLeaf(_:count:)``, then object `key`'s string changed in a commit of its own,
+    /// so that its column is written as a change: the store, its file, and where the change and
+    /// the whole column under it are.
+    static func storeWithOneChange(_ path: String, key: Int64) throws -> (store: Store, file: StorageFile, change: UInt64, base: UInt64) {
+        let store = try storeWithOneLeaf(path)
+        let transaction = try store.beginWrite()
+        try transaction.setValue(.string("changed"), in: try transaction.table(named: "Thing"), key: key, column: 1)
+        try transaction.commit()
+        let file = try #require(store.currentFile)
+        let change = try columnNode(in: store, key: key, column: 1).offset
+        let base = try #require(try file.readNode(at: change).children.first)
+        return (store, file, change, base)
+    }
+
     @Test func aOneRowChangeAppendsTheRowNotTheColumn() throws {
         let directory = TemporaryDirectory()
         let path = directory.file()
@@ -234,13 +248,7 @@ import Testing
     @Test func damageUnderAChangeIsReportedWhenRead() throws {
         let directory = TemporaryDirectory()
         let path = directory.file()
-        let store = try Self.storeWithOneLeaf(path)
-        let transaction = try store.beginWrite()
-        try transaction.setValue(.string("changed"), in: try transaction.table(named: "Thing"), key: 3, column: 1)
-        try transaction.commit()
-        let file = try #require(store.currentFile)
-        let changeOffset = try Self.columnNode(in: store, key: 3, column: 1).offset
-        let base = try #require(try file.readNode(at: changeOffset).children.first)
+        let (store, _, _, base) = try Self.storeWithOneChange(path, key: 3)
         store.close()
         // One byte of the whole column's payload, under the change.
         let opened: Foundation.FileHandle? = Foundation.FileHandle(forUpdatingAtPath: path)
@@ -301,14 +309,8 @@ extension ColumnChangeTests {
     @Test func malformedChangesAreRefusedNotTrappedOn() throws {
         let directory = TemporaryDirectory()
         let path = directory.file()
-        let store = try Self.storeWithOneLeaf(path)
-        let transaction = try store.beginWrite()
-        try transaction.setValue(.string("changed"), in: try transaction.table(named: "Thing"), key: 7, column: 1)
-        try transaction.commit()
-        let file = try #require(store.currentFile)
-        let (_, changeOffset) = try Self.columnNode(in: store, key: 7, column: 1)
+        let (store, file, changeOffset, baseOffset) = try Self.storeWithOneChange(path, key: 7)
         let change = try file.readNode(at: changeOffset)
-        let baseOffset = try #require(change.children.first)
         let (_, numbersOffset) = try Self.columnNode(in: store, key: 7, column: 0)
         let root = try #require(file.lastCommit?.rootRef)
         #expect(try ColumnNode.decode(change, source: file).storage.strings[7] == "changed")
