@@ -16,43 +16,36 @@ extension ColumnStorage {
         let shift = count - base.count
         guard abs(shift) <= 1 else { return nil }
         let common = Swift.min(count, base.count)
-        var first = firstDifferentRow(from: base, within: common)
-        if let nulls { first = Swift.min(first, Self.firstDifference(nulls, 0, base.nulls!, 0, count: common)) }
+        let first = matchingRows(from: 0, in: base, from: 0, count: common)
+        func rowsMatch(from start: Int, baseFrom baseStart: Int) -> Bool {
+            matchingRows(from: start, in: base, from: baseStart, count: count - start) == count - start
+        }
         switch shift {
         case 0:
             // Unchanged entirely (a write that set the same values): a replace of the first row.
             if first == common { return common == 0 ? nil : (.replace, 0) }
-            return sameRows(first + 1..<count, in: base, from: first + 1) ? (.replace, first) : nil
+            return rowsMatch(from: first + 1, baseFrom: first + 1) ? (.replace, first) : nil
         case 1:
-            return sameRows(first + 1..<count, in: base, from: first) ? (.insert, first) : nil
+            return rowsMatch(from: first + 1, baseFrom: first) ? (.insert, first) : nil
         default:
-            return sameRows(first..<count, in: base, from: first + 1) ? (.remove, first) : nil
+            return rowsMatch(from: first, baseFrom: first + 1) ? (.remove, first) : nil
         }
     }
 
-    /// The first of the first `rows` rows whose values' bits differ from `base`'s (`rows` if none).
-    private func firstDifferentRow(from base: ColumnStorage, within rows: Int) -> Int {
+    /// How many of `count` rows from `start` hold exactly the bits (values and null flags)
+    /// `base` holds from row `baseStart` on, before the first that does not (`count` if all do).
+    private func matchingRows(from start: Int, in base: ColumnStorage, from baseStart: Int, count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        let values: Int
         switch layout {
-        case .words: return Self.firstDifference(words, 0, base.words, 0, count: rows)
-        case .pairs: return Self.firstDifference(words, 0, base.words, 0, count: 2 * rows) / 2
-        case .strings: return Self.firstDifference(strings, 0, base.strings, 0, count: rows)
-        case .binaries: return Self.firstDifference(binaries, 0, base.binaries, 0, count: rows)
+        case .words: values = Self.firstDifference(words, start, base.words, baseStart, count: count)
+        case .pairs: values = Self.firstDifference(words, 2 * start, base.words, 2 * baseStart, count: 2 * count) / 2
+        case .strings: values = Self.firstDifference(strings, start, base.strings, baseStart, count: count)
+        case .binaries: values = Self.firstDifference(binaries, start, base.binaries, baseStart, count: count)
         case .values, .collections: return 0
         }
-    }
-
-    /// Whether `rows` hold exactly the bits `base` holds from row `baseStart` on.
-    private func sameRows(_ rows: Range<Int>, in base: ColumnStorage, from baseStart: Int) -> Bool {
-        guard !rows.isEmpty else { return true }
-        let count = rows.count
-        if let nulls, Self.firstDifference(nulls, rows.lowerBound, base.nulls!, baseStart, count: count) != count { return false }
-        switch layout {
-        case .words: return Self.firstDifference(words, rows.lowerBound, base.words, baseStart, count: count) == count
-        case .pairs: return Self.firstDifference(words, 2 * rows.lowerBound, base.words, 2 * baseStart, count: 2 * count) == 2 * count
-        case .strings: return Self.firstDifference(strings, rows.lowerBound, base.strings, baseStart, count: count) == count
-        case .binaries: return Self.firstDifference(binaries, rows.lowerBound, base.binaries, baseStart, count: count) == count
-        case .values, .collections: return false
-        }
+        guard let nulls else { return values }
+        return Swift.min(values, Self.firstDifference(nulls, start, base.nulls!, baseStart, count: values))
     }
 
     /// How many of `count` elements of `left` from `leftStart` have the same bits as those of
