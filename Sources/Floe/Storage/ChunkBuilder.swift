@@ -37,7 +37,7 @@ struct ChunkBuilder {
     }
 
     /// Appends a node whose child references and payload `body` writes in place (see
-    /// ``NodeImage/encode(kind:childCount:into:checksum:body:)``); returns its file offset and
+    /// ``NodeImage/encode(kind:childCount:into:body:)``); returns its file offset and
     /// the bytes it takes.
     mutating func appendNode(kind: UInt8, childCount: Int, body: (inout ByteWriter) -> Void) -> (offset: UInt64, size: Int) {
         let offset = nextOffset
