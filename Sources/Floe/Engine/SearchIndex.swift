@@ -1,3 +1,5 @@
+import Foundation
+
 /// A column's search index: object keys by value, for fast `==` and `IN` lookups and
 /// primary keys.
 ///
@@ -12,25 +14,36 @@ enum SearchIndex {
         ColumnSpec(name: "more", type: .int, collection: .list),
     ])
 
-    /// The stable hash a value is filed under. Ints file under themselves, so an integer
-    /// primary key never collides.
+    /// The stable hash a value is filed under: values the same under `Value.compare` file
+    /// alike (a mixed `5`, `5.0` and `5.00`; canonically equivalent strings, hashed in their
+    /// composed form). Ints file under themselves, so an integer primary key never collides.
     static func hash(_ value: Value) -> Int64 {
         switch value {
         case .null: return Int64.min
         case .bool(let flag): return flag ? 1 : 0
         case .int(let int): return int
-        case .float(let float): return Int64(bitPattern: mix(UInt64((float == 0 ? 0 : float).bitPattern), 3))
-        case .double(let double): return Int64(bitPattern: mix((double == 0 ? 0 : double).bitPattern, 4))
-        case .timestamp(let seconds): return Int64(bitPattern: mix((seconds == 0 ? 0 : seconds).bitPattern, 7))
-        case .string(let string): return Int64(bitPattern: fnv1a(string.utf8, seed: 5))
+        case .float, .double, .decimal128:
+            if let int = NumberOrder.exactInt64(value) { return int }
+            guard let parts = NumberOrder.decimalParts(value)?.normalized, parts.kind == .finite else {
+                return value.isNaN ? 0x7FF8_0000_0000_0000 : (Value.compare(value, .int(0)) < 0 ? -0x7FF0_0000_0000_0000 : 0x7FF0_0000_0000_0000)
+            }
+            let magnitude = mix(UInt64(truncatingIfNeeded: parts.coefficient >> 64) ^ mix(UInt64(truncatingIfNeeded: parts.coefficient), 4), 4)
+            return Int64(bitPattern: mix(magnitude ^ UInt64(bitPattern: Int64(parts.exponent)) ^ (parts.negative ? 1 : 0), 8))
+        case .timestamp(let seconds):
+            return Int64(bitPattern: mix(seconds.isNaN ? Double.nan.bitPattern : (seconds == 0 ? 0 : seconds).bitPattern, 7))
+        case .string(let string):
+            if string.utf8.allSatisfy({ $0 < 0x80 }) { return Int64(bitPattern: fnv1a(string.utf8, seed: 5)) }
+            return Int64(bitPattern: fnv1a(string.precomposedStringWithCanonicalMapping.utf8, seed: 5))
         case .binary(let bytes): return Int64(bitPattern: fnv1a(bytes, seed: 6))
-        case .decimal128(let word), .objectId(let word), .uuid(let word): return Int64(bitPattern: mix(word.high ^ mix(word.low, 8), 9))
+        case .objectId(let word), .uuid(let word): return Int64(bitPattern: mix(word.high ^ mix(word.low, 8), 9))
         case .link(let key): return Int64(bitPattern: mix(UInt64(bitPattern: key), 11))
         case .typedLink(let table, let key): return Int64(bitPattern: mix(fnv1a(table.utf8, seed: 12) ^ UInt64(bitPattern: key), 12))
-        case .list, .dictionary:
-            var writer = ByteWriter()
-            ColumnStorage.encodeValue(value, into: &writer)
-            return Int64(bitPattern: fnv1a(writer.bytes, seed: 13))
+        case .list(let values):
+            return values.reduce(Int64(bitPattern: mix(UInt64(values.count), 13))) { Int64(bitPattern: mix(UInt64(bitPattern: $0) ^ UInt64(bitPattern: hash($1)), 13)) }
+        case .dictionary(let entries):
+            return entries.reduce(Int64(bitPattern: mix(UInt64(entries.count), 14))) {
+                Int64(bitPattern: mix(UInt64(bitPattern: $0) ^ UInt64(bitPattern: hash(.string($1.key))) ^ mix(UInt64(bitPattern: hash($1.value)), 15), 14))
+            }
         }
     }
 

@@ -5,38 +5,12 @@ import Foundation
 // MARK: - Comparison
 
 extension Decimal128 {
-    /// Compares numerically: -1, 0 or 1, or nil when either side is NaN.
+    /// Compares numerically: -1, 0 or 1, or nil when either side is NaN. The engine's order of
+    /// stored values decides, so a `Decimal128` compares in Swift as it does in a query.
     static func compare(_ lhs: Decimal128, _ rhs: Decimal128) -> Int? {
-        let lhsKind = lhs.kind, rhsKind = rhs.kind
-        if lhsKind == .nan || rhsKind == .nan { return nil }
-        let lhsSign = lhs.isZero ? 0 : (lhs.isSigned ? -1 : 1)
-        let rhsSign = rhs.isZero ? 0 : (rhs.isSigned ? -1 : 1)
-        if lhsSign != rhsSign { return lhsSign < rhsSign ? -1 : 1 }
-        if lhsSign == 0 { return 0 }
-        let order: Int
-        switch (lhsKind == .infinity, rhsKind == .infinity) {
-        case (true, true): order = 0
-        case (true, false): order = 1
-        case (false, true): order = -1
-        case (false, false): order = compareMagnitudes(lhs.finiteParts, rhs.finiteParts)
-        }
-        return lhsSign > 0 ? order : -order
-    }
-
-    /// Compares two nonzero finite magnitudes.
-    static func compareMagnitudes(_ lhs: (coefficient: UInt128, exponent: Int),
-                                          _ rhs: (coefficient: UInt128, exponent: Int)) -> Int {
-        let lhsDigits = digitCount(lhs.coefficient), rhsDigits = digitCount(rhs.coefficient)
-        let lhsAdjusted = lhsDigits + lhs.exponent, rhsAdjusted = rhsDigits + rhs.exponent
-        if lhsAdjusted != rhsAdjusted { return lhsAdjusted < rhsAdjusted ? -1 : 1 }
-        // Same leading digit position: line the coefficients up (at most 33 digits apart).
-        var left = lhs.coefficient, right = rhs.coefficient
-        if lhs.exponent > rhs.exponent {
-            left *= powersOfTen[lhs.exponent - rhs.exponent]
-        } else {
-            right *= powersOfTen[rhs.exponent - lhs.exponent]
-        }
-        return left == right ? 0 : (left < right ? -1 : 1)
+        let left = DecimalParts(bits: lhs.bits), right = DecimalParts(bits: rhs.bits)
+        if left.kind == .nan || right.kind == .nan { return nil }
+        return DecimalParts.compare(left, right)
     }
 }
 

@@ -18,11 +18,7 @@ extension Decimal128 {
     }
 
     /// The number of decimal digits of `value` (0 for 0).
-    static func digitCount(_ value: UInt128) -> Int {
-        var count = 0
-        while count < powersOfTen.count && value >= powersOfTen[count] { count += 1 }
-        return count
-    }
+    static func digitCount(_ value: UInt128) -> Int { DecimalParts.digitCount(value) }
 
     /// Rounds `coefficient × 10^exponent` (plus something nonzero below its last digit when
     /// `sticky`) to 34 digits, half to even, and fits the exponent into range: subnormal results
@@ -108,8 +104,9 @@ extension Decimal128 {
     }
 
     /// Creates the decimal that the double prints as: the shortest decimal string that reads
-    /// back as the same double, so `0.1` becomes exactly 0.1. Integral doubles get exponent 0.
-    /// (Realm instead rounds doubles to 15 significant digits.)
+    /// back as the same double, so `0.1` becomes exactly 0.1. Integral doubles get exponent 0,
+    /// and those from 2⁵³ to 2⁶⁴ keep every digit, so a double converts to the decimal it
+    /// equals in a query. (Realm instead rounds doubles to 15 significant digits.)
     ///
     /// ```swift
     /// Decimal128(0.1).description     // "0.1"
@@ -117,17 +114,12 @@ extension Decimal128 {
     /// Decimal128(1e300).description   // "1E+300"
     /// ```
     public init(_ value: Double) {
-        if value.isNaN {
-            self = .nan
-            return
+        let parts = DecimalParts(double: value)
+        switch parts.kind {
+        case .nan: self = .nan
+        case .infinity: self = Decimal128.infinity(negative: parts.negative)
+        case .finite: self = Decimal128.rounded(negative: parts.negative, coefficient: parts.coefficient, exponent: parts.exponent)
         }
-        if value.isInfinite {
-            self = Decimal128.infinity(negative: value < 0)
-            return
-        }
-        var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        self = Decimal128.parse(text)!
     }
 
     /// Parses a decimal number, `NaN` or infinity.

@@ -48,11 +48,7 @@ extension Decimal128 {
     static let exponentBias = 6176
     static let signMask: UInt128 = 1 << 127
     /// 10⁰ through 10³⁸: every power of ten a `UInt128` holds.
-    static let powersOfTen: [UInt128] = {
-        var powers: [UInt128] = [1]
-        for _ in 1...38 { powers.append(powers[powers.count - 1] * 10) }
-        return powers
-    }()
+    static let powersOfTen = DecimalParts.powersOfTen
     /// 10³⁴ − 1, the largest coefficient.
     static let maxCoefficient: UInt128 = powersOfTen[34] - 1
 
@@ -111,13 +107,8 @@ extension Decimal128 {
     /// Coefficient and unbiased exponent of a finite value. Non-canonical coefficients (larger
     /// than 34 digits can hold) read as zero, as IEEE 754 requires.
     var finiteParts: (coefficient: UInt128, exponent: Int) {
-        let high = highWord
-        if high & 0x6000_0000_0000_0000 == 0x6000_0000_0000_0000 {
-            // The "11" form: the implied coefficient is at least 2¹¹³, beyond 34 digits.
-            return (0, Int(high >> 47 & 0x3FFF) - Decimal128.exponentBias)
-        }
-        let coefficient = bits & ((UInt128(1) << 113) - 1)
-        return (coefficient > Decimal128.maxCoefficient ? 0 : coefficient, Int(high >> 49 & 0x3FFF) - Decimal128.exponentBias)
+        let parts = DecimalParts(bits: bits)
+        return (parts.coefficient, parts.exponent)
     }
 
     /// Whether the value is NaN (quiet or signaling).

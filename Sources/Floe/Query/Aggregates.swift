@@ -43,6 +43,11 @@ public struct _AggregationSource {
         }
     }
 
+    /// An aggregate of `name` as `T`; an error when `T` cannot hold it.
+    func decode<T: _Persistable>(_ value: Value, _ operation: Aggregation.Operation, _ name: String, as _: T.Type) throws(FloeError) -> T {
+        try Aggregation.decode(value, as: T.self, className: type.className(), property: name, operation: operation)
+    }
+
     func compute(_ operation: Aggregation.Operation, _ name: String) throws(FloeError) -> Value {
         guard let unmanaged else { return try Aggregation.compute(operation, property: name, of: type, binding: binding, reader: reader, keys: keys) }
         let schema = try SchemaDiscovery.schema(for: type)
@@ -117,7 +122,7 @@ extension _AggregatableObjects {
     public func sum<T: _Persistable>(ofProperty property: String) throws -> T {
         let source = try _aggregationSource()
         try source.checkResult(.sum, property, as: T.self)
-        return Aggregation.decode(try source.compute(.sum, property), as: T.self)
+        return try source.decode(try source.compute(.sum, property), .sum, property, as: T.self)
     }
 
     /// The mean of a numeric property (Int, Float, Double or Decimal128) over the objects,
@@ -166,7 +171,8 @@ extension _AggregatableObjects {
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the key path is
     ///   not a persisted numeric property of the class.
     public func sum<T: _Persistable>(of keyPath: KeyPath<_AggregatedObject, T>) throws -> T {
-        Aggregation.decode(try _aggregationSource().compute(.sum, KeyPathNames.name(of: keyPath)), as: T.self)
+        let source = try _aggregationSource(), property = try KeyPathNames.name(of: keyPath)
+        return try source.decode(try source.compute(.sum, property), .sum, property, as: T.self)
     }
 
     /// The mean of the numeric property a key path names, in its own type; nil when there
@@ -186,7 +192,7 @@ extension _AggregatableObjects {
         let source = try _aggregationSource()
         try source.checkResult(operation, property, as: T.self)
         let value = try source.compute(operation, property)
-        return value == .null ? nil : Aggregation.decode(value, as: T.self)
+        return value == .null ? nil : try source.decode(value, operation, property, as: T.self)
     }
 }
 
@@ -301,14 +307,6 @@ extension Date: MinMaxType {}
 extension Optional: MinMaxType where Wrapped: MinMaxType {}
 extension Optional: AddableType where Wrapped: AddableType {}
 
-extension Aggregation {
-    /// The aggregate of a collection's values; nil (`.null`) for min, max and average of nothing.
-    static func values<Element: _Persistable>(_ operation: Operation, _ values: [Value], of _: Element.Type) -> Value {
-        // The element types allowed here always aggregate.
-        (try? compute(operation, values: values, type: Element._floeType.columnType, kind: "\(Element.self)")) ?? .null
-    }
-}
-
 extension List where Element: MinMaxType {
     /// The smallest element, nulls skipped; nil when there is none.
     ///
@@ -341,14 +339,14 @@ extension List where Element: AddableType {
     /// ```swift
     /// let total = dog.scores.sum()
     /// ```
-    public func sum() -> Element { Aggregation.decode(Aggregation.values(.sum, storedValues, of: Element.self), as: Element.self) }
+    public func sum() -> Element { Aggregation.optional(.sum, storedValues, Element.self, elementType: Element.self, owner: parent, column: column) ?? Aggregation.zero(Element.self) }
 
     /// The mean of the elements as `T`, nulls skipped; nil when there is none.
     ///
     /// ```swift
     /// let mean: Double? = dog.scores.average()
     /// ```
-    public func average<T: _Persistable>() -> T? { Aggregation.optional(.average, storedValues, T.self, elementType: Element.self) }
+    public func average<T: _Persistable>() -> T? { Aggregation.optional(.average, storedValues, T.self, elementType: Element.self, owner: parent, column: column) }
 }
 
 extension MutableSet where Element: MinMaxType {
@@ -382,23 +380,42 @@ extension MutableSet where Element: AddableType {
     /// ```swift
     /// let total = dog.luckyNumbers.sum()
     /// ```
-    public func sum() -> Element { Aggregation.decode(Aggregation.values(.sum, storedValues, of: Element.self), as: Element.self) }
+    public func sum() -> Element { Aggregation.optional(.sum, storedValues, Element.self, elementType: Element.self, owner: parent, column: column) ?? Aggregation.zero(Element.self) }
 
     /// The mean of the elements as `T`, nulls skipped; nil when there is none.
     ///
     /// ```swift
     /// let mean: Double? = dog.luckyNumbers.average()
     /// ```
-    public func average<T: _Persistable>() -> T? { Aggregation.optional(.average, storedValues, T.self, elementType: Element.self) }
+    public func average<T: _Persistable>() -> T? { Aggregation.optional(.average, storedValues, T.self, elementType: Element.self, owner: parent, column: column) }
 }
 
 extension Aggregation {
-    static func optional<Element: _Persistable>(_ operation: Operation, _ values: [Value], _: Element.Type) -> Element? {
-        optional(operation, values, Element.self, elementType: Element.self)
+    /// Zero in `T`: the sum of nothing, and what a sum that failed answers until its error is thrown.
+    static func zero<T: _Persistable>(_: T.Type) -> T {
+        T._floeDecode(_FloeValue(Value.defaultValue(for: T._floeType.columnType)))
     }
 
-    static func optional<T: _Persistable, Element: _Persistable>(_ operation: Operation, _ values: [Value], _: T.Type, elementType: Element.Type) -> T? {
-        let value = Aggregation.values(operation, values, of: Element.self)
-        return value == .null ? nil : decode(value, as: T.self)
+    static func optional<Element: _Persistable>(_ operation: Operation, _ values: [Value], _: Element.Type) -> Element? {
+        optional(operation, values, Element.self, elementType: Element.self, owner: nil, column: -1)
+    }
+
+    /// The aggregate of a list's or set's values as `T`; nil (`.null`) for the min, max and
+    /// average of nothing. A sum or mean `T` cannot hold (an overflowing Int sum) is recorded
+    /// on the owner's realm, whose enclosing read or write throws it, as it does a stored value
+    /// no Swift type holds; an unmanaged collection stops with the error's message.
+    static func optional<T: _Persistable, Element: _Persistable>(_ operation: Operation, _ values: [Value], _: T.Type,
+                                                                 elementType: Element.Type, owner: ObjectBinding?, column: Int) -> T? {
+        do {
+            let kind = "\(Element.self)"
+            let value = try compute(operation, values: values, type: Element._floeType.columnType, kind: kind)
+            if value == .null { return nil }
+            return try decode(value, as: T.self, className: owner?.className ?? kind,
+                              property: owner.map { $0.tableBinding.propertyName(ofColumn: column) } ?? "self", operation: operation)
+        } catch {
+            guard let owner else { preconditionFailure("\(error)") }
+            owner.source.recordInvalidValue(error)
+            return nil
+        }
     }
 }

@@ -26,11 +26,11 @@ enum Aggregation {
         try check(operation, columnType, single: property.type.collection == .single && !property.isComputed,
                   className: schema.className, name: name, swiftName: property.type.swiftName)
         var accumulator = Accumulator(operation: operation, type: columnType)
-        guard let binding, let reader, binding.table.index >= 0 else { return accumulator.result }
+        guard let binding, let reader, binding.table.index >= 0 else { return try accumulator.result(className: schema.className, property: name) }
         let column = binding.columnOfProperty[index]
         if let keys {
             for key in keys { accumulator.add(try reader.value(in: binding.table, key: key, column: column)) }
-            return accumulator.result
+            return try accumulator.result(className: schema.className, property: name)
         }
         let spec = try reader.spec(of: binding.table).columns[column]
         try ClusterTree.forEachLeaf(in: reader.tableNode(binding.table).root) { leaf throws(FloeError) in
@@ -48,7 +48,7 @@ enum Aggregation {
             }
             return true
         }
-        return accumulator.result
+        return try accumulator.result(className: schema.className, property: name)
     }
 
     /// The aggregate of stored values (a list or set of numbers or dates).
@@ -56,7 +56,7 @@ enum Aggregation {
         try check(operation, type, single: true, className: kind, name: "self", swiftName: kind)
         var accumulator = Accumulator(operation: operation, type: type)
         for value in values { accumulator.add(value) }
-        return accumulator.result
+        return try accumulator.result(className: kind, property: "self")
     }
 
     private static func check(_ operation: Operation, _ type: ColumnType, single: Bool, className: String, name: String, swiftName: String) throws(FloeError) {
@@ -70,24 +70,48 @@ enum Aggregation {
     }
 
     /// `value` as the Swift type `T` asks for (an Int property's average read as a Double).
-    static func decode<T: _Persistable>(_ value: Value, as _: T.Type) -> T {
-        T._floeDecode(_FloeValue(convert(value, to: T._floeType.columnType)))
+    ///
+    /// - Throws: ``FloeError/invalidOperation(className:detail:)`` when `T` cannot hold it (a
+    ///   NaN or too large an average read as an Int), never a made-up value.
+    static func decode<T: _Persistable>(_ value: Value, as _: T.Type, className: String, property: String,
+                                        operation: Operation) throws(FloeError) -> T {
+        guard let converted = convert(value, to: T._floeType.columnType) else {
+            throw .invalidOperation(className: className,
+                                    detail: "the \(operation.rawValue) of '\(property)' is \(value.debugText), which \(T._floeType.swiftName) cannot hold")
+        }
+        if case .int(let int) = converted, T._floeType.integerBits < 64, int.magnitude >> (T._floeType.integerBits - 1) != 0,
+           int != -(1 << (Int64(T._floeType.integerBits) - 1)) {
+            throw .invalidOperation(className: className,
+                                    detail: "the \(operation.rawValue) of '\(property)' is \(int), which \(T._floeType.swiftName) cannot hold")
+        }
+        return T._floeDecode(_FloeValue(converted))
     }
 
-    static func convert(_ value: Value, to type: ColumnType) -> Value {
+    /// The value in `type`, nil when `type` cannot hold it.
+    static func convert(_ value: Value, to type: ColumnType) -> Value? {
         switch (value, type) {
         case (.int(let int), .double): return .double(Double(int))
         case (.int(let int), .float): return .float(Float(int))
         case (.int(let int), .decimal128): return decimal(Decimal128(Int(int)))
-        case (.double(let double), .int): return .int(double.isFinite ? Int64(double.rounded(.towardZero)) : 0)
+        case (.double(let double), .int): return integer(double)
         case (.double(let double), .float): return .float(Float(double))
         case (.double(let double), .decimal128): return decimal(Decimal128(double))
         case (.float(let float), .double): return .double(Double(float))
-        case (.float(let float), .int): return .int(float.isFinite ? Int64(float.rounded(.towardZero)) : 0)
+        case (.float(let float), .int): return integer(Double(float))
         case (.float(let float), .decimal128): return decimal(Decimal128(Double(float)))
         case (.decimal128(let word), .double): return .double(Decimal128(high: word.high, low: word.low).doubleValue)
+        case (.decimal128(let word), .float): return .float(Float(Decimal128(high: word.high, low: word.low).doubleValue))
+        case (.decimal128(let word), .int): return DecimalParts(word).truncatedInt64.map(Value.int)
         default: return value
         }
+    }
+
+    /// A floating-point number cut toward zero, nil when no Int64 holds it (NaN, infinity,
+    /// beyond ±2⁶³).
+    private static func integer(_ double: Double) -> Value? {
+        let whole = double.rounded(.towardZero)
+        guard whole.isFinite, whole >= -0x1p63, whole < 0x1p63 else { return nil }
+        return .int(Int64(whole))
     }
 
     static func decimal(_ value: Decimal128) -> Value {
@@ -101,6 +125,8 @@ enum Aggregation {
         let type: ColumnType
         private(set) var count = 0
         private var integer: Int64 = 0
+        /// The exact sum of integers: 2⁶⁴ values of ±2⁶³ stay within an Int128.
+        private var integerSum: Int128 = 0
         private var real = 0.0
         private var decimal = Decimal128(0)
 
@@ -134,7 +160,7 @@ enum Aggregation {
             switch operation {
             case .min: integer = count == 0 ? value : Swift.min(integer, value)
             case .max: integer = count == 0 ? value : Swift.max(integer, value)
-            case .sum, .average: integer &+= value; real += Double(value)
+            case .sum, .average: integerSum += Int128(value)
             }
             count += 1
         }
@@ -160,11 +186,19 @@ enum Aggregation {
             count += 1
         }
 
-        var result: Value {
+        /// The aggregate. An integer sum an Int64 cannot hold is an error naming the property,
+        /// never a wrapped value; an integer mean is exact (a Double only where the quotient
+        /// has a fraction).
+        func result(className: String, property: String) throws(FloeError) -> Value {
             switch operation {
             case .sum:
                 switch type {
-                case .int: return .int(integer)
+                case .int:
+                    guard let sum = Int64(exactly: integerSum) else {
+                        throw .invalidOperation(className: className,
+                                                detail: "the sum of '\(property)' is \(integerSum), beyond what an Int can hold (\(Int64.min) to \(Int64.max))")
+                    }
+                    return .int(sum)
                 case .float: return .float(Float(real))
                 case .decimal128: return Aggregation.decimal(decimal)
                 default: return .double(real)
@@ -172,6 +206,13 @@ enum Aggregation {
             case .average:
                 guard count > 0 else { return .null }
                 if type == .decimal128 { return Aggregation.decimal(decimal / Decimal128(count)) }
+                if type == .int {
+                    let (quotient, remainder) = integerSum.quotientAndRemainder(dividingBy: Int128(count))
+                    // The mean of Int64s is within Int64's range.
+                    if remainder == 0 { return .int(Int64(quotient)) }
+                    // A decimal keeps the whole part exact, for a mean read as an Int.
+                    return Aggregation.decimal(Decimal128(Int(quotient)) + Decimal128(Int(remainder)) / Decimal128(count))
+                }
                 return .double(real / Double(count))
             case .min, .max:
                 guard count > 0 else { return .null }

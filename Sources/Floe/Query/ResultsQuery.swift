@@ -58,11 +58,11 @@ final class ResultsQuery: Sendable {
                 keys = try Self.sort(keys, by: descriptors, binding: binding, reader: reader, bindings: bindings)
             case .distinct(let keyPaths):
                 let paths = try keyPaths.map { (keyPath) throws(FloeError) in try QueryEvaluator.sortKey(keyPath, from: binding, bindings: bindings) }
-                var seen = Set<[Value]>()
+                var seen = Set<[ValueIdentity]>()
                 var kept: [Int64] = []
                 for key in keys {
-                    var values: [Value] = []
-                    for path in paths { values.append(try path.value(key: key, reader: reader)) }
+                    var values: [ValueIdentity] = []
+                    for path in paths { values.append(ValueIdentity(try path.value(key: key, reader: reader))) }
                     if seen.insert(values).inserted { kept.append(key) }
                 }
                 keys = kept
@@ -168,10 +168,9 @@ extension QueryEvaluator {
         return current
     }
 
-    /// Realm's sort order: nulls first, numbers across kinds, strings by Swift's `<`.
+    /// Realm's sort order, the engine's one order of values: nulls first, then numbers across
+    /// kinds by value (NaN first among them), strings by Swift's `<`.
     static func sortOrder(_ lhs: Value, _ rhs: Value) -> Int {
-        if lhs == .null || rhs == .null { return lhs == rhs ? 0 : (lhs == .null ? -1 : 1) }
-        if case .string(let a) = lhs, case .string(let b) = rhs { return a == b ? 0 : (a < b ? -1 : 1) }
-        return ValueComparison.order(lhs, rhs) ?? Value.compare(lhs, rhs)
+        Value.compare(lhs, rhs)
     }
 }

@@ -1,12 +1,15 @@
 import Foundation
 
-/// How a query compares stored values, with Realm's rules: numbers compare across integer and
-/// floating types; `null` equals only `null`, and is neither less nor greater than anything;
-/// strings compare with Swift's Unicode-correct comparison, folded for `[c]` (case) and `[d]`
-/// (diacritics) by Foundation's `String.compare(_:options:)`.
+/// How a query compares stored values, by the engine's one rule (`Value.compare`): numbers
+/// compare by value across integer, floating and decimal kinds, exactly; `null` equals only
+/// `null`, and is neither less nor greater than anything; NaN equals NaN and matches no ordered
+/// comparison (`<`, `<=`, `>`, `>=`, `BETWEEN`), as IEEE 754 has it; strings compare with Swift's
+/// Unicode-correct comparison, folded for `[c]` (case) and `[d]` (diacritics) by Foundation's
+/// `String.compare(_:options:)`.
 ///
 /// ```swift
 /// ValueComparison.compare(.int(3), .less, .double(3.5), options: [])          // true
+/// ValueComparison.compare(.double(.nan), .greater, .int(0), options: [])      // false
 /// ValueComparison.compare(.string("Été"), .equal, .string("ete"), options: [.caseInsensitive, .diacriticInsensitive])  // true
 /// ```
 enum ValueComparison {
@@ -21,15 +24,20 @@ enum ValueComparison {
         if case .string(let left) = lhs, case .string(let right) = rhs {
             return compare(left, op, right, options: options)
         }
-        guard let order = order(lhs, rhs) else { return op == .notEqual }
+        guard lhs.rank == rhs.rank else { return op == .notEqual }
         switch op {
-        case .equal, .in: return order == 0
-        case .notEqual: return order != 0
-        case .less: return order < 0
-        case .lessOrEqual: return order <= 0
-        case .greater: return order > 0
-        case .greaterOrEqual: return order >= 0
+        case .equal, .in: return Value.compare(lhs, rhs) == 0
+        case .notEqual: return Value.compare(lhs, rhs) != 0
         case .beginsWith, .endsWith, .contains, .like: return false
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            if lhs.isNaN || rhs.isNaN { return false }
+            let order = Value.compare(lhs, rhs)
+            switch op {
+            case .less: return order < 0
+            case .lessOrEqual: return order <= 0
+            case .greater: return order > 0
+            default: return order >= 0
+            }
         }
     }
 
@@ -94,43 +102,64 @@ enum ValueComparison {
 
     /// -1, 0 or 1 for values of comparable kinds (numbers across kinds), nil otherwise.
     static func order(_ lhs: Value, _ rhs: Value) -> Int? {
-        if let left = number(lhs), let right = number(rhs) {
-            if case .int(let a) = lhs, case .int(let b) = rhs { return a == b ? 0 : (a < b ? -1 : 1) }
-            return left == right ? 0 : (left < right ? -1 : 1)
-        }
-        switch (lhs, rhs) {
-        case (.bool, .bool), (.timestamp, .timestamp), (.binary, .binary), (.decimal128, .decimal128),
-             (.objectId, .objectId), (.uuid, .uuid), (.link, .link), (.typedLink, .typedLink):
-            return Value.compare(lhs, rhs)
-        default:
-            return lhs == rhs ? 0 : nil
-        }
+        lhs.rank == rhs.rank ? Value.compare(lhs, rhs) : nil
     }
 
-    private static func number(_ value: Value) -> Double? {
-        switch value {
-        case .int(let int): return Double(int)
-        case .float(let float): return Double(float)
-        case .double(let double): return double
-        default: return nil
-        }
-    }
-
-    /// `@count`, `@min`, `@max`, `@sum`, `@avg` over a collection's values (nulls skipped).
+    /// `@count`, `@min`, `@max`, `@sum`, `@avg` over a collection's values (nulls and, for
+    /// `@min` and `@max`, NaNs skipped). Sums are exact: integers that overflow an Int64 sum to
+    /// a Decimal128, and any Decimal128 makes the sum and mean decimal.
     static func aggregate(_ aggregate: QueryAggregate, _ values: [Value]) -> Value {
         let present = values.filter { $0 != .null }
         switch aggregate {
         case .count: return .int(Int64(values.count))
-        case .min: return present.min { (order($0, $1) ?? 0) < 0 } ?? .null
-        case .max: return present.max { (order($0, $1) ?? 0) < 0 } ?? .null
-        case .sum:
-            if present.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
-                return .int(present.reduce(Int64(0)) { total, value in if case .int(let int) = value { return total &+ int } else { return total } })
-            }
-            return .double(present.compactMap(number).reduce(0, +))
+        case .min: return present.filter { !$0.isNaN }.min { (order($0, $1) ?? 0) < 0 } ?? .null
+        case .max: return present.filter { !$0.isNaN }.max { (order($0, $1) ?? 0) < 0 } ?? .null
+        case .sum: return sum(present) ?? .int(0)
         case .average:
-            let numbers = present.compactMap(number)
-            return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
+            let numbers = present.filter(\.isNumber)
+            guard !numbers.isEmpty, let total = sum(numbers) else { return .null }
+            switch total {
+            case .decimal128(let word):
+                return Aggregation.decimal(Decimal128(high: word.high, low: word.low) / Decimal128(numbers.count))
+            case .int(let int): return .double(Double(int) / Double(numbers.count))
+            case .double(let double): return .double(double / Double(numbers.count))
+            default: return .null
+            }
         }
+    }
+
+    /// The exact sum of numbers: an Int64 when every one is an integer and the total fits,
+    /// a Decimal128 when a decimal is among them or integers overflow, else a Double.
+    private static func sum(_ values: [Value]) -> Value? {
+        let numbers = values.filter(\.isNumber)
+        if numbers.contains(where: { if case .decimal128 = $0 { return true } else { return false } }) {
+            var total = Decimal128(0)
+            for number in numbers {
+                switch number {
+                case .int(let int): total += Decimal128(Int(int))
+                case .float(let float): total += Decimal128(Double(float))
+                case .double(let double): total += Decimal128(double)
+                case .decimal128(let word): total += Decimal128(high: word.high, low: word.low)
+                default: break
+                }
+            }
+            return Aggregation.decimal(total)
+        }
+        if numbers.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
+            var total: Int128 = 0
+            for case .int(let int) in numbers { total += Int128(int) }
+            if let fits = Int64(exactly: total) { return .int(fits) }
+            return (try? Decimal128(string: String(total))).map(Aggregation.decimal)
+        }
+        var total = 0.0
+        for number in numbers {
+            switch number {
+            case .int(let int): total += Double(int)
+            case .float(let float): total += Double(float)
+            case .double(let double): total += double
+            default: break
+            }
+        }
+        return .double(total)
     }
 }
