@@ -129,6 +129,26 @@ struct DecimalParts: Sendable {
         return magnitude <= UInt128(Int64.max) ? Int64(magnitude) : nil
     }
 
+    /// Decimal text for messages and tools: `12.34`, `-0.5`, `1E+40`, `NaN`, `-Infinity`.
+    var text: String {
+        let sign = negative ? "-" : ""
+        switch kind {
+        case .nan: return "NaN"
+        case .infinity: return sign + "Infinity"
+        case .finite: break
+        }
+        let digits = String(coefficient)
+        if exponent == 0 { return sign + digits }
+        if exponent < 0 && -exponent <= digits.count + 6 {
+            let padded = String(repeating: "0", count: max(0, -exponent - digits.count + 1)) + digits
+            let point = padded.index(padded.endIndex, offsetBy: exponent)
+            return sign + padded[..<point] + "." + padded[point...]
+        }
+        let adjusted = exponent + digits.count - 1
+        let mantissa = digits.count > 1 ? "\(digits.prefix(1)).\(digits.dropFirst())" : digits
+        return sign + mantissa + "E" + (adjusted >= 0 ? "+" : "") + "\(adjusted)"
+    }
+
     /// The value cut toward zero, when an Int64 holds that.
     var truncatedInt64: Int64? {
         guard kind == .finite else { return nil }

@@ -110,7 +110,7 @@
             return value.utf8.count > 64 ? "\"\(value.prefix(61))...\" (\(value.utf8.count) bytes)" : "\"\(value)\""
         case .binary(let value): return "<\(value.count) bytes>"
         case .timestamp(let value): return "timestamp(\(value))"
-        case .decimal128(let value): return "decimal128(\(value.high), \(value.low))"
+        case .decimal128(let value): return DecimalParts(value).text
         case .objectId(let value): return "objectId(\(value.high), \(value.low))"
         case .uuid(let value): return "uuid(\(value.high), \(value.low))"
         case .link(let key): return "link(\(key))"

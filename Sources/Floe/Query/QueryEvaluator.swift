@@ -238,9 +238,9 @@ struct QueryEvaluator {
     static func fits(_ value: Value, _ column: ColumnType) -> Bool {
         switch (value, column) {
         case (_, .mixed): return true
-        case (.int, .int), (.int, .float), (.int, .double), (.double, .int), (.double, .float), (.double, .double),
-             (.float, .float), (.float, .double), (.int, .decimal128), (.double, .decimal128), (.decimal128, .decimal128):
-            return true
+        case (_, .int), (_, .float), (_, .double), (_, .decimal128):
+            // Numbers compare by value across kinds: a Decimal128 against an Int property too.
+            return value.isNumber
         case (.timestamp, .timestamp), (.string, .string), (.bool, .bool), (.binary, .binary), (.objectId, .objectId),
              (.uuid, .uuid), (.link, .link):
             return true
