@@ -46,6 +46,7 @@ enum ManagedCollection {
     /// Equal values, or the same stored (or unmanaged) object.
     static func same(_ a: _FloeValue, _ b: _FloeValue) -> Bool {
         if let x = a.object, let y = b.object { return x.isSameObject(as: y) }
-        return a.value == b.value && a.object == nil && b.object == nil
+        // The engine's one rule, as a managed set keeps it: 5 and 5.00 are one element, as are two NaNs.
+        return a.object == nil && b.object == nil && Value.same(a.value, b.value)
     }
 }
