@@ -152,7 +152,7 @@ import Testing
         let realm = try await Self.makeRealm()
         for (format, position, token, reason) in Self.misfits {
             let error = await #expect(throws: FloeError.self, "\(format)") {
-                try await realm.read { realm in try realm.objects(Pup.self).filter(format, format.contains("%K") ? ["weigth"] : []).count }
+                try await realm.read { realm in try realm.objects(Pup.self).filter(format, argumentList: format.contains("%K") ? ["weigth"] : []).count }
             }
             guard case .invalidPredicate(let predicate, let at, let found, let why)? = error else {
                 Issue.record("\(format): \(String(describing: error))")

@@ -91,7 +91,7 @@ import Testing
             let all = realm.objects(Pup.self)
             var mismatches: [String] = []
             for (format, arguments, expected) in Self.cases {
-                let found = try all.filter(format, arguments).map(\.id)
+                let found = try all.filter(format, argumentList: arguments).map(\.id)
                 let wanted = all.filter(expected).map(\.id)
                 if found != wanted { mismatches.append("\(format): \(found.count) found, \(wanted.count) wanted") }
             }
@@ -180,8 +180,9 @@ import Testing
 }
 
 extension Results {
-    /// `filter` with the arguments as an array (the tests' table of cases).
-    func filter(_ format: String, _ arguments: [Any]) throws -> Results<Element> {
+    /// `filter` with the arguments as an array (the tests' table of cases). Named apart from
+    /// `filter(_:_:)`, which takes an array literal as one argument (`"id IN %@", [1, 2]`).
+    func filter(_ format: String, argumentList arguments: [Any]) throws -> Results<Element> {
         switch arguments.count {
         case 0: return try filter(format)
         case 1: return try filter(format, arguments[0])

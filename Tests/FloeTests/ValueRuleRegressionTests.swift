@@ -208,3 +208,16 @@ import Testing
         #expect(below == [1, 2])
     }
 }
+
+extension ValueRuleRegressionTests {
+    @Test func arrayLiteralArgumentsAreOneArgument() async throws {
+        let realm = try await Self.realm()
+        try await Self.accounts(realm, balances: ["1", "2", "3"])
+        let ints = try await realm.read { realm in try realm.objects(Account.self).filter("id IN %@", [0, 2]).map(\.id) }
+        #expect(ints == [0, 2])
+        let decimals = try await realm.read { realm in
+            try realm.objects(Account.self).filter("balance IN %@", [Decimal128(1), Decimal128("3.0")]).map(\.id)
+        }
+        #expect(decimals == [0, 2])
+    }
+}
