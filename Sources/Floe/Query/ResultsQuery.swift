@@ -35,12 +35,19 @@ final class ResultsQuery: Sendable {
         ResultsQuery(predicate: self.predicate.map { .and([$0, predicate]) } ?? predicate, base: base, stages: stages)
     }
 
-    /// This query ordered by `descriptors`, replacing an earlier order (as in Realm); a
-    /// `distinct` asked for before keeps the objects it chose.
+    /// This query ordered by `descriptors` first, then by the order asked for just before as
+    /// the tie-breaker (as realm-core prepends a new sort): `sorted("name").sorted("isGood")`
+    /// sorts by `isGood`, equal ones by `name`. A `distinct` asked for before keeps the objects
+    /// it chose.
     func sorted(by descriptors: [SortDescriptor]) -> ResultsQuery {
         var stages = stages
-        while case .sort = stages.last { stages.removeLast() }
-        return ResultsQuery(predicate: predicate, base: base, stages: stages + [.sort(descriptors)])
+        var earlier: [SortDescriptor] = []
+        if case .sort(let previous) = stages.last {
+            stages.removeLast()
+            let named = Set(descriptors.map(\.keyPath))
+            earlier = previous.filter { !named.contains($0.keyPath) }
+        }
+        return ResultsQuery(predicate: predicate, base: base, stages: stages + [.sort(descriptors + earlier)])
     }
 
     /// This query keeping the first object (in its order so far) of each group with equal values at `keyPaths`.
