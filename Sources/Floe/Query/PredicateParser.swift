@@ -129,10 +129,15 @@ enum PredicateParser {
             skipSpaces()
             let operatorStart = position
             if takeWord("BETWEEN") {
-                guard case .list(let bounds) = try parseExpression(), bounds.count == 2 else {
-                    throw failure("BETWEEN takes {lower, upper}", at: operatorStart)
+                switch try parseExpression() {
+                case .list(let bounds) where bounds.count == 2:
+                    return .between(lhs, low: bounds[0], high: bounds[1], quantifier: quantifier)
+                case .constant(.list(let bounds)) where bounds.count == 2:
+                    // `age BETWEEN %@` with a two-element array, as Realm takes it.
+                    return .between(lhs, low: .constant(bounds[0]), high: .constant(bounds[1]), quantifier: quantifier)
+                default:
+                    throw failure("BETWEEN takes {lower, upper} or a %@ array of two values", at: operatorStart)
                 }
-                return .between(lhs, low: bounds[0], high: bounds[1], quantifier: quantifier)
             }
             if takeWord("GEOWITHIN") {
                 // `location GEOWITHIN %@` with a GeoCircle, GeoBox or GeoPolygon argument.
@@ -444,7 +449,8 @@ enum PredicateParser {
             return nil
         }
 
-        static let keyPathOperators: [String: QueryKeyPathComponent] = ["@keys": .allKeys, "@values": .allValues, "@type": .type, "@size": .size]
+        static let keyPathOperators: [String: QueryKeyPathComponent] = ["@keys": .allKeys, "@values": .allValues, "@allkeys": .allKeys, "@allvalues": .allValues,
+                                                                       "@type": .type, "@size": .size]
 
         /// `$name` is a subquery's variable; anything else a property.
         static func component(_ part: String) -> QueryKeyPathComponent {
