@@ -41,3 +41,34 @@ import Testing
         #expect(short == values)
     }
 }
+
+extension RealmPredicateFormsTests {
+    final class Keeper: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+    }
+
+    final class Pet: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var owner: Keeper?
+    }
+
+    @Test func objectsManagedOrFrozenAreArguments() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "object-arguments-\(UUID())", objectTypes: [Keeper.self, Pet.self]))
+        try await realm.write { realm in
+            for id in 0..<3 { try realm.create(Keeper.self, value: ["id": id, "name": "k\(id)"]) }
+            for id in 0..<6 { try realm.create(Pet.self, value: ["id": id, "owner": ["id": id % 3]], update: .modified) }
+        }
+        let frozen = try await realm.read { realm in try realm.object(ofType: Keeper.self, forPrimaryKey: 1)!.freeze() }
+        let byFrozen = try await realm.read { realm in try realm.objects(Pet.self).filter("owner == %@", frozen).map(\.id) }
+        #expect(byFrozen == [1, 4])
+        let byManaged = try await realm.read { realm in
+            let keepers = realm.objects(Keeper.self).filter { $0.id != 1 }
+            return try realm.objects(Pet.self).filter("owner IN %@", Array(keepers)).map(\.id)
+        }
+        #expect(byManaged == [0, 2, 3, 5])
+        let frozenKeepers = try await realm.read { realm in try realm.objects(Keeper.self).freeze() }
+        let byFrozenList = try await realm.read { realm in try realm.objects(Pet.self).filter("owner IN %@", Array(frozenKeepers.prefix(1))).map(\.id) }
+        #expect(byFrozenList == [0, 3])
+    }
+}

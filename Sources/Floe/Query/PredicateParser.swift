@@ -628,6 +628,8 @@ enum QueryArgument {
             guard let binding = object._floeBinding else { return nil }
             return .link(binding.key)
         }
+        // A frozen object stands for the object it was frozen from, as in Realm.
+        if let frozen = argument as? any FrozenObjectSource { return value(of: frozen.makeObject()) }
         if let mixed = argument as? AnyRealmValue { return mixed._floeEncoded.value }
         if let persistable = argument as? any _Persistable {
             let encoded = persistable._floeEncoded
