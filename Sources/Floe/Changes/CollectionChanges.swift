@@ -106,6 +106,9 @@ protocol CollectionSource: Sendable {
     /// For linking objects: the target's class and key, and the origin class and its link
     /// property (then a commit's touched origins give the diff, see ``LinkingObjectsDiff``).
     var linkingTarget: (target: String, key: Int64, origin: ObjectBase.Type, property: String)? { get }
+    /// For an object's collection: the collection, empty, at a version where its owner is gone
+    /// (the update a stream sends before it ends, as Realm does); nil for other collections.
+    func emptied(at snapshot: Snapshot) throws(FloeError) -> FrozenCollection?
 }
 
 extension CollectionSource {
@@ -114,6 +117,7 @@ extension CollectionSource {
     var editedCollection: (owner: String, id: ChangeSet.CollectionID)? { nil }
     var linkingTarget: (target: String, key: Int64, origin: ObjectBase.Type, property: String)? { nil }
     func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenCollection { try frozen(at: snapshot) }
+    func emptied(at snapshot: Snapshot) throws(FloeError) -> FrozenCollection? { nil }
 }
 
 /// Turns commits into one collection's changes.
@@ -190,7 +194,7 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
            let produced = try editedDiff(owner: edited.owner, id: edited.id, from: old, to: new, changes: changes) {
             return produced
         }
-        guard let next = try source.state(at: new) else { return (nil, true) }
+        guard let next = try source.state(at: new) else { return (try ownerDeletedUpdate(from: old, to: new), true) }
         var before = previous
         if before == nil { before = try source.state(at: old) }
         guard let before else { return (nil, true) }
@@ -227,6 +231,32 @@ struct CollectionDiffer<Source: CollectionSource>: ChangeDiffer {
         let change = RealmCollectionChange<Source.FrozenCollection>.update(frozen, deletions: diff.deletions, insertions: diff.insertions,
                                                                   modifications: diff.modifications)
         return (CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys), false)
+    }
+
+    /// The owner of the collection was deleted: every element goes, and the collection left is
+    /// empty (nil when it was empty already, or the source has no owner).
+    private mutating func ownerDeletedUpdate(from old: Snapshot, to new: Snapshot) throws(FloeError) -> CollectionChangeWithKeys<Source.FrozenCollection>? {
+        var before = previous
+        if before == nil { before = try source.state(at: old) }
+        previous = nil
+        guard let before, let empty = try source.emptied(at: store.pinned(new)) else { return nil }
+        var deletedKeys: [PrimaryKeyValue] = []
+        var keys: [Int64] = []
+        let count: Int
+        switch before {
+        case .keys(let oldKeys):
+            count = oldKeys.count
+            keys = oldKeys
+        case .values(let oldValues):
+            count = oldValues.count
+            for case .link(let key) in oldValues { keys.append(key) }
+        }
+        guard count > 0 else { return nil }
+        if let type = source.elementType, deletedKeysWanted.withLock({ $0 }), let oldBinding = try FrozenSource.binding(for: type, in: old) {
+            for key in keys { deletedKeys.append(try PrimaryKeyValue.of(key, binding: oldBinding, in: old)) }
+        }
+        let change = RealmCollectionChange<Source.FrozenCollection>.update(empty, deletions: Array(0..<count), insertions: [], modifications: [])
+        return CollectionChangeWithKeys(change: change, deletedKeys: deletedKeys)
     }
 
     /// The diff of every object of a class in key order, from what the commits touched alone:

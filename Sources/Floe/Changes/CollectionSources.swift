@@ -36,18 +36,18 @@ struct ResultsSource<T: Object>: CollectionSource {
 
 /// A frozen list or set, made from its owner and column at a version.
 protocol FrozenElements: Sendable {
-    init(snapshot: Snapshot, owner: TableBinding, key: Int64, column: Int)
+    init(snapshot: Snapshot, owner: TableBinding, key: Int64, column: Int, ownerDeleted: Bool)
 }
 
 extension FrozenList: FrozenElements {
-    init(snapshot: Snapshot, owner: TableBinding, key: Int64, column: Int) {
-        self.init(snapshot: snapshot, binding: owner, key: key, column: column)
+    init(snapshot: Snapshot, owner: TableBinding, key: Int64, column: Int, ownerDeleted: Bool) {
+        self.init(snapshot: snapshot, binding: owner, key: key, column: column, ownerDeleted: ownerDeleted)
     }
 }
 
 extension FrozenSet: FrozenElements {
-    init(snapshot: Snapshot, owner: TableBinding, key: Int64, column: Int) {
-        self.init(elements: FrozenList(snapshot: snapshot, binding: owner, key: key, column: column))
+    init(snapshot: Snapshot, owner: TableBinding, key: Int64, column: Int, ownerDeleted: Bool) {
+        self.init(elements: FrozenList(snapshot: snapshot, binding: owner, key: key, column: column, ownerDeleted: ownerDeleted))
     }
 }
 
@@ -72,7 +72,11 @@ struct ElementsSource<FrozenCollection: FrozenElements>: CollectionSource {
     }
 
     func frozen(at snapshot: Snapshot) throws(FloeError) -> FrozenCollection {
-        FrozenCollection(snapshot: snapshot, owner: owner, key: key, column: column)
+        FrozenCollection(snapshot: snapshot, owner: owner, key: key, column: column, ownerDeleted: false)
+    }
+
+    func emptied(at snapshot: Snapshot) throws(FloeError) -> FrozenCollection? {
+        FrozenCollection(snapshot: snapshot, owner: owner, key: key, column: column, ownerDeleted: true)
     }
 }
 
@@ -102,6 +106,8 @@ struct LinkingObjectsSource<T: ObjectBase>: CollectionSource {
         guard let origin = try FrozenSource.binding(for: T.self, in: snapshot) else { return [] }
         return keys.map { Frozen<T>(snapshot: snapshot, binding: origin, key: $0) }
     }
+
+    func emptied(at snapshot: Snapshot) throws(FloeError) -> [Frozen<T>]? { [] }
 }
 
 extension ChangeSources {
@@ -159,7 +165,8 @@ extension Results {
 
 extension List {
     /// This list's changes: `.initial`, then an update per commit that changes its elements
-    /// or (for a list of objects) writes one of them. Ends when its object is deleted.
+    /// or (for a list of objects) writes one of them. When its object is deleted, a last update
+    /// deletes every element (the list it carries is empty), then the stream ends.
     ///
     /// ```swift
     /// for await change in try person.dogs.changes { print(change) }
@@ -185,7 +192,8 @@ extension List {
 
 extension MutableSet {
     /// This set's changes: `.initial`, then an update per commit that changes its elements or
-    /// (for a set of objects) writes one of them. Positions are in the set's stored order.
+    /// (for a set of objects) writes one of them. Positions are in the set's stored order. When
+    /// its object is deleted, a last update deletes every element, then the stream ends.
     ///
     /// ```swift
     /// for await change in try person.tags.changes { print(change) }
@@ -211,8 +219,8 @@ extension MutableSet {
 
 extension LinkingObjects {
     /// The changes of the objects linking here, in key order, each frozen: `.initial`, then
-    /// an update per commit that links, unlinks or writes one of them. Ends when this
-    /// object is deleted.
+    /// an update per commit that links, unlinks or writes one of them. When this object is
+    /// deleted, a last update deletes every element, then the stream ends.
     ///
     /// ```swift
     /// for await change in try dog.owners.changes { print(change) }

@@ -63,6 +63,7 @@ public struct MapChanges<Key: Hashable & Comparable & Sendable, Value: _Persista
 extension Map where Key: Sendable {
     /// This map's changes: `.initial`, then the keys removed, added and modified by each commit
     /// that changed it (a value replaced by a different one or, for a map of objects, one written).
+    /// When its object is deleted, a last update removes every key, then the stream ends.
     ///
     /// ```swift
     /// for await change in try person.parks.changes { print(change) }
@@ -145,7 +146,16 @@ struct MapDiffer<Key: Hashable & Comparable & Sendable, Value: _Persistable>: Ch
     }
 
     mutating func diff(from old: Snapshot, to new: Snapshot, changes: ChangeSet?) throws(FloeError) -> (element: RealmMapChange<FrozenMap<Key, Value>>?, ended: Bool) {
-        guard let next = try entries(at: new) else { return (nil, true) }
+        guard let next = try entries(at: new) else {
+            // The owner is gone: every key goes, and the map left is empty (as Realm reports it).
+            var before = previous
+            if before == nil { before = try entries(at: old) }
+            previous = nil
+            guard let before, !before.isEmpty else { return (nil, true) }
+            var emptied = frozen(at: new)
+            emptied.ownerDeleted = true
+            return (.update(emptied, deletions: before.keys.sorted().map { $0 as! Key }, insertions: [], modifications: []), true)
+        }
         var before = previous
         if before == nil { before = try entries(at: old) }
         guard let before else { return (nil, true) }

@@ -10,12 +10,16 @@ public struct FrozenList<Element: _Persistable>: RandomAccessCollection, Sendabl
     let binding: TableBinding
     let key: Int64
     let column: Int
+    /// Whether the owner no longer exists at `snapshot`: the collection is then empty (the
+    /// last state a change stream reports before it ends).
+    var ownerDeleted = false
 
     /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
     /// The number of elements: the position one past the last element.
     public var endIndex: Int {
-        ManagedCollection.count(ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column)
+        if ownerDeleted { return 0 }
+        return ManagedCollection.count(ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column)
     }
 
     /// The element at `position`, from 0 to `count - 1`.
@@ -58,9 +62,13 @@ public struct FrozenMap<Key: Hashable & Comparable, Value: _Persistable>: Sequen
     let binding: TableBinding
     let key: Int64
     let column: Int
+    /// Whether the owner no longer exists at `snapshot`: the map is then empty (the last
+    /// state a change stream reports before it ends).
+    var ownerDeleted = false
 
     private var live: Map<Key, Value> {
-        Map(parent: ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column: column)
+        if ownerDeleted { return Map() }
+        return Map(parent: ObjectBinding(source: FrozenSource(snapshot: snapshot), tableBinding: binding, key: key), column: column)
     }
 
     /// The number of entries at this version.
