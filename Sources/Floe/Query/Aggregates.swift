@@ -43,6 +43,15 @@ public struct _AggregationSource {
         }
     }
 
+    /// Refuses an aggregate that the result type has no value for (the largest raw value of an
+    /// enum property, stored by a build whose enum had more cases), instead of answering another.
+    func checkHeld<T: _Persistable>(_ value: Value, _ name: String, as _: T.Type) throws(FloeError) {
+        let type = T._floeType
+        guard value != .null, let accepts = type.acceptsValue, !accepts(Aggregation.convert(value, to: type.columnType)) else { return }
+        throw .typeMismatch(table: self.type.className(), column: name, expected: "a value \(type.swiftName) can hold",
+                            value: value.debugText.replacingOccurrences(of: "\"", with: "'"))
+    }
+
     func compute(_ operation: Aggregation.Operation, _ name: String) throws(FloeError) -> Value {
         guard let unmanaged else { return try Aggregation.compute(operation, property: name, of: type, binding: binding, reader: reader, keys: keys) }
         let schema = try SchemaDiscovery.schema(for: type)
@@ -117,7 +126,9 @@ extension _AggregatableObjects {
     public func sum<T: _Persistable>(ofProperty property: String) throws -> T {
         let source = try _aggregationSource()
         try source.checkResult(.sum, property, as: T.self)
-        return Aggregation.decode(try source.compute(.sum, property), as: T.self)
+        let value = try source.compute(.sum, property)
+        try source.checkHeld(value, property, as: T.self)
+        return Aggregation.decode(value, as: T.self)
     }
 
     /// The mean of a numeric property (Int, Float, Double or Decimal128) over the objects,
@@ -166,7 +177,10 @@ extension _AggregatableObjects {
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` when the key path is
     ///   not a persisted numeric property of the class.
     public func sum<T: _Persistable>(of keyPath: KeyPath<_AggregatedObject, T>) throws -> T {
-        Aggregation.decode(try _aggregationSource().compute(.sum, KeyPathNames.name(of: keyPath)), as: T.self)
+        let source = try _aggregationSource(), property = try KeyPathNames.name(of: keyPath)
+        let value = try source.compute(.sum, property)
+        try source.checkHeld(value, property, as: T.self)
+        return Aggregation.decode(value, as: T.self)
     }
 
     /// The mean of the numeric property a key path names, in its own type; nil when there
@@ -186,6 +200,7 @@ extension _AggregatableObjects {
         let source = try _aggregationSource()
         try source.checkResult(operation, property, as: T.self)
         let value = try source.compute(operation, property)
+        try source.checkHeld(value, property, as: T.self)
         return value == .null ? nil : Aggregation.decode(value, as: T.self)
     }
 }
