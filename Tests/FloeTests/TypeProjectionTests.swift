@@ -278,6 +278,50 @@ extension Coordinate2D: CustomPersistable {
         #expect(try await realm.read { realm in realm.object(ofType: HomepageClub.self, forPrimaryKey: 2)?.homepage.host } == "ok.example")
     }
 
+    /// An even number, stored as an Int; an odd stored one has no mapping.
+    struct EvenNumber: FailableCustomPersistable, Equatable {
+        let value: Int
+        init?(persistedValue: Int) {
+            guard persistedValue % 2 == 0 else { return nil }
+            value = persistedValue
+        }
+        var persistableValue: Int { value }
+    }
+
+    final class EvenClub: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var numbers: List<EvenNumber>
+        @Persisted var byName: Map<String, EvenNumber>
+    }
+
+    final class IntClub: Object {
+        override class func className() -> String { "EvenClub" }
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var numbers: List<Int>
+        @Persisted var byName: Map<String, Int>
+    }
+
+    /// A list or map element with no mapping names the collection, as a property's value names
+    /// the property (it used to stop the process).
+    @Test func anInvalidStoredElementIsATypedErrorNamingTheCollection() async throws {
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.file())
+        do {
+            let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [IntClub.self]))
+            try await realm.write { realm in _ = try realm.create(IntClub.self, value: ["id": 1, "numbers": [2, 3], "byName": ["four": 4, "five": 5]]) }
+        }
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [EvenClub.self]))
+        func club(_ realm: borrowing Realm.ReadTransaction) -> EvenClub { realm.object(ofType: EvenClub.self, forPrimaryKey: 1)! }
+        await #expect(throws: FloeError.typeMismatch(table: "EvenClub", column: "numbers", expected: "a value EvenNumber(persistedValue:) accepts", value: "3")) {
+            try await realm.read { realm in Array(club(realm).numbers) }
+        }
+        await #expect(throws: FloeError.typeMismatch(table: "EvenClub", column: "byName", expected: "a value EvenNumber(persistedValue:) accepts", value: "5")) {
+            try await realm.read { realm in club(realm).byName["five"] }
+        }
+        #expect(try await realm.read { realm in club(realm).numbers[0].value } == 2)
+        #expect(try await realm.read { realm in club(realm).byName["four"]?.value } == 4)
+    }
+
     @Test func aRequiredPropertyWithoutAStartingValueIsRefusedWhenTheRealmOpens() async throws {
         // String's default "" is no URL: there is no value to start from, nor to read in place
         // of an invalid stored one.

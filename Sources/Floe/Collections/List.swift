@@ -138,7 +138,7 @@ public final class List<Element: _Persistable>: RandomAccessCollection {
         do {
             if let elements = try typedElements(parent) { return elements.makeIterator() }
             let values = try parent.source.currentReader().collectionElements(in: parent.tableBinding.table, key: parent.key, column: column)
-            return values.map { Element._floeDecode(.read($0, parent: parent, column: nil)) }.makeIterator()
+            return values.map { Element._floeDecode(.element($0, parent: parent, collectionColumn: column)) }.makeIterator()
         } catch {
             return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [Element]().makeIterator())
         }

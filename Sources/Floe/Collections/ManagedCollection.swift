@@ -17,7 +17,7 @@ enum ManagedCollection {
         checkIndex(parent, column, position, allowEnd: false, operation: "read")
         do {
             let value = try parent.source.currentReader().collectionElement(in: parent.tableBinding.table, key: parent.key, column: column, at: position)
-            return .read(value, parent: parent, column: nil)
+            return .element(value, parent: parent, collectionColumn: column)
         } catch {
             // An element that cannot be read answers the element type's default (`.null` makes a
             // placeholder object for object elements); the enclosing read throws the damage.

@@ -83,7 +83,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
                 guard let stored = try parent.source.currentReader().mapValue(forKey: key, in: parent.tableBinding.table, key: parent.key, column: column) else {
                     return nil
                 }
-                return Value._floeDecode(.read(stored, parent: parent, column: nil))
+                return Value._floeDecode(.element(stored, parent: parent, collectionColumn: column))
             } catch {
                 return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: nil)
             }
@@ -165,7 +165,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
         }
         do {
             return try parent.source.currentReader().mapEntries(in: parent.tableBinding.table, key: parent.key, column: column)
-                .map { ($0.key as! Key, Value._floeDecode(.read($0.value, parent: parent, column: nil))) }
+                .map { ($0.key as! Key, Value._floeDecode(.element($0.value, parent: parent, collectionColumn: column))) }
         } catch {
             return parent.source.readFailed(error, reading: ManagedCollection.name(parent, column), placeholder: [])
         }

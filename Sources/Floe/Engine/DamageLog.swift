@@ -1,5 +1,6 @@
 /// Damage met by reads that cannot throw: a property getter, or a frozen object read from
-/// another task, that loaded a node failing its checksum. Such a read answers with a
+/// another task, that loaded a node failing its checksum (or a stored value its property's
+/// type cannot hold, such as an enum raw value that names no case). Such a read answers with a
 /// placeholder and records the error here, so that the realm (`checkIntegrity()`) and the
 /// enclosing `read { }` or write can report it. The first error is kept: damage in an
 /// append-only file does not heal, and one error is enough to send the user to `floe recover`.

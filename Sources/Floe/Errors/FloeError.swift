@@ -66,6 +66,12 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case schemaMismatch(path: String, differences: [String])
     /// The configuration's schema version is lower than the file's.
     case schemaVersionTooLow(path: String, stored: UInt64, requested: UInt64)
+    /// The configuration raises the file's schema version but names no `objectTypes`, so the
+    /// model classes a migration reshapes the stored ones into are not known when the realm
+    /// opens. Nothing was written: the file keeps its version and data, and opening it with
+    /// `objectTypes` (and the same `schemaVersion` and `migrationBlock`) migrates it.
+    /// `classNames` are the classes the file holds.
+    case migrationNeedsObjectTypes(path: String, stored: UInt64, requested: UInt64, classNames: [String])
     /// The object does not belong to this realm (or is not managed at all).
     case objectNotInRealm(className: String, detail: String)
     /// The operation is not allowed on objects of this kind.
@@ -150,6 +156,13 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Migration is required for \(path) because the schema has changed:\n- " + differences.joined(separator: "\n- ")
         case .schemaVersionTooLow(let path, let stored, let requested):
             return "Provided schema version \(requested) is less than last set version \(stored) for \(path)."
+        case .migrationNeedsObjectTypes(let path, let stored, let requested, let classNames):
+            let holds = classNames.isEmpty ? ""
+                : " (the file holds \(classNames.joined(separator: ", ")): objectTypes = [\(classNames.map { "\($0).self" }.joined(separator: ", "))])"
+            return "Cannot migrate \(path) from schema version \(stored) to \(requested) without Configuration.objectTypes: "
+                + "a migration needs the model classes when the realm opens, and without objectTypes they are known only once used. "
+                + "Set objectTypes to every model class the realm holds\(holds) and open it again with the same schemaVersion "
+                + "and migrationBlock; the file was left unchanged."
         case .objectNotInRealm(let className, let detail):
             return "The \(className) object \(detail)."
         case .invalidOperation(let className, let detail):

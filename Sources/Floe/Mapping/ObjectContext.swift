@@ -251,6 +251,10 @@ final class ObjectContext: ObjectSource {
 
     func recordInvalidValue(_ error: FloeError) {
         deferReadError(error)
+        // Also kept for `checkIntegrity()`: a read with no throwing boundary around it (inside
+        // the actor) learns of it nowhere else, as with damage. The value stays invalid until
+        // rewritten, so the report is not stale.
+        store.damage.record(error)
     }
 
     func recordReadFailure(_ error: FloeError) {

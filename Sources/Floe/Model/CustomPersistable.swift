@@ -129,18 +129,8 @@ extension FailableCustomPersistable {
     /// a typed error, and the read answers the mapping of the persisted type's default.
     public static func _floeDecode(_ stored: _FloeValue) -> Self {
         if let value = _floeDecodeIfValid(stored) { return value }
-        let error = FloeError.typeMismatch(table: stored.parent?.className ?? "\(Self.self)",
-                                           column: stored.parent.map { $0.tableBinding.propertyName(ofColumn: stored.column) } ?? "(value)",
-                                           expected: "a value \(Self.self)(persistedValue:) accepts", value: stored.value.debugText)
-        stored.parent?.source.recordInvalidValue(error)
-        // The placeholder: the property's declared initial value (a new instance holds it).
-        if let parent = stored.parent, let index = parent.tableBinding.propertyOfColumn[stored.column] {
-            let prototype = parent.tableBinding.schema.type.init()
-            if let declared = _floeDecodeIfValid(parent.tableBinding.schema.properties[index].accessor.unmanagedValue(prototype)) {
-                return declared
-            }
-        }
-        return _floeDefault()
+        return InvalidStoredValue.placeholder(for: stored, expected: "a value \(Self.self)(persistedValue:) accepts",
+                                              validValue: _floeDecodeIfValid, fallback: _floeDefault)
     }
 
     public var _floeEncoded: _FloeValue { persistableValue._floeEncoded }

@@ -26,8 +26,9 @@ protocol ObjectSource: AnyObject {
     func changeCollection(binding: ObjectBinding, column: Int, _ change: (any CollectionEditing) throws(FloeError) -> Void)
     /// A read that cannot throw met damage: the enclosing read or write must throw `error`.
     func recordReadFailure(_ error: FloeError)
-    /// A read that cannot throw met a stored value its Swift type cannot hold (a failable type
-    /// projection on a required property): the enclosing read or write must throw `error`.
+    /// A read that cannot throw met a stored value its Swift type cannot hold (an enum raw value
+    /// that names no case, a failable type projection's value with no mapping): the enclosing
+    /// read or write must throw `error`, and `checkIntegrity()` report it.
     func recordInvalidValue(_ error: FloeError)
     /// Whether a read met damage (then an object missing from its tree is the damage's
     /// placeholder, not misuse).

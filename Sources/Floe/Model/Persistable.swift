@@ -12,6 +12,9 @@ public struct _FloeValue {
         /// one of its collections (`column` nil): the object's binding knows the realm, or the
         /// frozen version, that linked objects come from, and names the property in errors.
         case read(Value, parent: ObjectBinding, column: Int?)
+        /// An element of a managed object's list, set or map (`collectionColumn`): read
+        /// through the object, like ``read(_:parent:column:)``, and naming that property in errors.
+        case element(Value, parent: ObjectBinding, collectionColumn: Int)
         /// A value read from inside a mixed property's nested lists and dictionaries, where it sits.
         case nested(Value, at: NestedLocation)
         /// A managed list, set, map or linking-objects property, read through its owner.
@@ -38,6 +41,10 @@ public struct _FloeValue {
 
     static func read(_ value: Value, parent: ObjectBinding, column: Int?) -> _FloeValue {
         _FloeValue(form: .read(value, parent: parent, column: column))
+    }
+
+    static func element(_ value: Value, parent: ObjectBinding, collectionColumn: Int) -> _FloeValue {
+        _FloeValue(form: .element(value, parent: parent, collectionColumn: collectionColumn))
     }
 
     static func nested(_ value: Value, at location: NestedLocation) -> _FloeValue {
@@ -67,7 +74,7 @@ public struct _FloeValue {
     /// The stored form (`.null` for the forms that have none yet).
     var value: Value {
         switch form {
-        case .stored(let value), .read(let value, _, _), .nested(let value, _), .object(_, let value),
+        case .stored(let value), .read(let value, _, _), .element(let value, _, _), .nested(let value, _), .object(_, let value),
              .holdingUnmanagedObject(let value, _):
             return value
         case .managedCollection, .toCreate, .elements:
@@ -84,7 +91,7 @@ public struct _FloeValue {
     /// The managed object this value was read from.
     var parent: ObjectBinding? {
         switch form {
-        case .read(_, let parent, _), .managedCollection(let parent, _): return parent
+        case .read(_, let parent, _), .element(_, let parent, _), .managedCollection(let parent, _): return parent
         case .nested(_, let location): return location.parent
         default: return nil
         }
@@ -98,6 +105,15 @@ public struct _FloeValue {
         case .managedCollection(_, let column): return column
         case .nested(_, let location): return location.column
         default: return -1
+        }
+    }
+
+    /// The column of the managed object's property this value, or the collection it is an
+    /// element of, was read from: what an error about the value names.
+    var propertyColumn: Int? {
+        switch form {
+        case .read(_, _, let column?), .element(_, _, let column): return column
+        default: return nil
         }
     }
 

@@ -1,6 +1,10 @@
 /// An enum stored through its raw value.
 ///
-/// A property declared without an initial value starts at the first case.
+/// A property declared without an initial value starts at the first case. Writing a raw value
+/// that names no case (`create(_:value:)`, a migration) is refused; a stored one (left by a
+/// build whose enum had more cases) makes the enclosing `read { }` or write throw a
+/// ``FloeError/typeMismatch(table:column:expected:value:)`` naming the class, the property and
+/// the value, and `checkIntegrity()` report it: it never reads as some case.
 ///
 /// ```swift
 /// enum TaskStatus: String, PersistableEnum {
@@ -24,9 +28,13 @@ extension PersistableEnum {
 
     public static func _floeDefault() -> Self { allCases.first! }
 
-    /// A stored raw value with no matching case reads as the first case.
+    /// A stored raw value with no matching case is recorded as an invalid stored value (the
+    /// enclosing read or write throws); the read answers a placeholder that never leaves it.
     public static func _floeDecode(_ stored: _FloeValue) -> Self {
-        Self(rawValue: RawValue._floeDecode(stored)) ?? allCases.first!
+        if let value = Self(rawValue: RawValue._floeDecode(stored)) { return value }
+        return InvalidStoredValue.placeholder(for: stored, expected: "a raw value of a \(Self.self) case",
+                                              validValue: { Self(rawValue: RawValue._floeDecode($0)) },
+                                              fallback: { allCases.first! })
     }
 
     public var _floeEncoded: _FloeValue { rawValue._floeEncoded }

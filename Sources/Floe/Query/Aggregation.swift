@@ -84,6 +84,12 @@ enum Aggregation {
             throw .invalidOperation(className: className,
                                     detail: "the \(operation.rawValue) of '\(property)' is \(int), which \(T._floeType.swiftName) cannot hold")
         }
+        // The largest raw value of an enum property, stored by a build whose enum had more
+        // cases: refused, never answered as another case.
+        if converted != .null, let accepts = T._floeType.acceptsValue, !accepts(converted) {
+            throw .typeMismatch(table: className, column: property, expected: "a value \(T._floeType.swiftName) can hold",
+                                value: converted.debugText.replacingOccurrences(of: "\"", with: "'"))
+        }
         return T._floeDecode(_FloeValue(converted))
     }
 

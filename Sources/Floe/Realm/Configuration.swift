@@ -41,17 +41,32 @@ extension Realm {
         public var readOnly = false
 
         /// The version of the code's schema; raise it when the model classes change.
+        ///
+        /// Raising it migrates the file when the realm opens, which needs ``objectTypes``:
+        /// without them, opening a file with a lower stored version throws
+        /// ``FloeError/migrationNeedsObjectTypes(path:stored:requested:classNames:)`` and
+        /// leaves the file as it was.
         public var schemaVersion: UInt64 = 0
 
-        /// Runs when the file's schema version is below ``schemaVersion``.
+        /// Runs when the file's schema version is below ``schemaVersion``, once the stored
+        /// classes have been given the shapes of the classes in ``objectTypes`` (which a
+        /// migration needs; see ``schemaVersion``).
+        ///
+        /// ```swift
+        /// let configuration = Realm.Configuration(schemaVersion: 2, migrationBlock: { migration, oldSchemaVersion in
+        ///     if oldSchemaVersion < 2 { migration.renameProperty(onType: "Dog", from: "years", to: "age") }
+        /// }, objectTypes: [Dog.self])
+        /// ```
         public var migrationBlock: MigrationBlock?
 
-        /// Delete the file instead of migrating when the schema changed.
+        /// Delete the file instead of migrating when the schema changed (without ``objectTypes``,
+        /// when ``schemaVersion`` is raised above the file's: the change cannot be checked).
         public var deleteRealmIfMigrationNeeded = false
 
         /// The model classes this realm holds. When nil, the realm holds every class it is
         /// used with (registered on first use, with the classes their properties reach) plus
-        /// the classes already in the file.
+        /// the classes already in the file; such a realm cannot migrate, since the classes are
+        /// not known when it opens (see ``schemaVersion``).
         public var objectTypes: [ObjectBase.Type]?
 
         /// Asked on open with the file size and the bytes in use; `true` compacts first.

@@ -3,8 +3,10 @@ extension Realm {
     ///
     /// A property getter that loads a damaged node cannot throw: it answers a placeholder (the
     /// type's default, or nil), and the enclosing `read { }` or write throws the damage, so no
-    /// value computed from damaged bytes leaves it. Code with no such boundary — synchronous
-    /// reads inside the actor, frozen objects read from other tasks — asks here. Undamaged data
+    /// value computed from damaged bytes leaves it. A stored value that the property's type
+    /// cannot hold (an enum raw value that names no case, a failable type projection's value
+    /// with no mapping) is met the same way. Code with no such boundary — synchronous reads
+    /// inside the actor, frozen objects read from other tasks — asks here. Undamaged data
     /// keeps reading normally; `floe recover` salvages the newest intact version of the file.
     ///
     /// ```swift
@@ -13,7 +15,9 @@ extension Realm {
     /// ```
     ///
     /// - Throws: ``FloeError/corruptFile(path:offset:detail:)`` (or ``FloeError/io(path:operation:errno:)``
-    ///   for a failed read) describing the first damage met.
+    ///   for a failed read) describing the first damage met, or
+    ///   ``FloeError/typeMismatch(table:column:expected:value:)`` naming the class, property and
+    ///   value of the first stored value its type could not hold.
     public nonisolated func checkIntegrity() throws {
         if let damage = store.damage.firstError { throw damage }
     }

@@ -15,7 +15,7 @@ enum RealmOpener {
         do {
             try prepareSchema(of: store, configuration: configuration)
         } catch let error as FloeError {
-            guard configuration.deleteRealmIfMigrationNeeded, !configuration.readOnly, case .schemaMismatch = error,
+            guard configuration.deleteRealmIfMigrationNeeded, !configuration.readOnly, error.meansMigrationNeeded,
                   let path = configuration.resolvedPath
             else { throw error }
             store.close()
@@ -34,11 +34,19 @@ enum RealmOpener {
             throw FloeError.schemaVersionTooLow(path: store.path, stored: snapshot.schemaVersion, requested: configuration.schemaVersion)
         }
         guard let types = configuration.objectTypes else {
-            if snapshot.schemaVersion != configuration.schemaVersion && !configuration.readOnly {
-                let transaction = try store.beginWrite()
-                try transaction.setSchemaVersion(configuration.schemaVersion)
-                try transaction.commit()
+            guard snapshot.schemaVersion != configuration.schemaVersion, !configuration.readOnly else { return }
+            // A raised version announces changed classes, and migrating reshapes the stored
+            // classes into them. Without objectTypes they are known only once used, after the
+            // open: storing the version now would skip the migration for good (the next open
+            // finds nothing to migrate from). Only a file with nothing to migrate takes it.
+            let classNames = try snapshot.tableNames()
+            guard isNew || classNames.isEmpty && configuration.migrationBlock == nil else {
+                throw FloeError.migrationNeedsObjectTypes(path: store.path, stored: snapshot.schemaVersion,
+                                                          requested: configuration.schemaVersion, classNames: classNames.sorted())
             }
+            let transaction = try store.beginWrite()
+            try transaction.setSchemaVersion(configuration.schemaVersion)
+            try transaction.commit()
             return
         }
         let schemas = try types.map { try SchemaDiscovery.schema(for: $0) }
@@ -92,6 +100,17 @@ enum RealmOpener {
         } catch {
             transaction.rollback()
             throw error
+        }
+    }
+}
+
+extension FloeError {
+    /// Whether opening failed because the file needs a migration (which
+    /// `deleteRealmIfMigrationNeeded` answers by starting a new file).
+    var meansMigrationNeeded: Bool {
+        switch self {
+        case .schemaMismatch, .migrationNeedsObjectTypes: true
+        default: false
         }
     }
 }
