@@ -207,6 +207,8 @@ enum Import {
             }
             switch column.type {
             case .link:
+                // Null reaches here only as an element of a collection that takes none.
+                if raw == .null { throw try wrong() }
                 guard let targetName = column.linkTarget, let target = try reader.tableIfPresent(named: targetName) else {
                     throw ImportError.noLinkedObject(line: line, className: path, property: column.name + place,
                                                      target: column.linkTarget ?? "?", primaryKey: raw.summary)

@@ -91,6 +91,7 @@ import Testing
             ("Person", #"{"name": "Bo", "address": 0}"#, "line 1: Person.address takes \(owned), not 0"),
             ("Person", #"{"name": "Bo", "address": "Rome"}"#, "line 1: Person.address takes \(owned), not \"Rome\""),
             ("Person", #"{"name": "Bo", "previous": [{"city": "Oslo"}, 0]}"#, "line 1: Person.previous[1] takes \(owned), not 0"),
+            ("Person", #"{"name": "Bo", "previous": [null]}"#, "line 1: Person.previous[0] takes \(owned), not null"),
             ("Person", #"{"name": "Bo", "places": {"home": 0}}"#, #"line 1: Person.places["home"] takes \#(owned), not 0"#),
             ("Person", #"{"name": "Bo", "address": {"city": 5}}"#, "line 1: Person.address.city takes a string, not 5"),
             ("Person", #"{"name": "Bo", "address": {"town": "Rome"}}"#, "line 1: Person.address has no property 'town'"),
