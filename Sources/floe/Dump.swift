@@ -2,7 +2,8 @@ import Foundation
 @_spi(Engine) import Floe
 
 /// `floe dump`: objects as JSON, one object per line inside a JSON object keyed by class, or
-/// (`--jsonl`) one JSON object per line.
+/// (`--jsonl`) one JSON object per line. Embedded objects are written inside their owners, so
+/// embedded classes have no lines of their own.
 ///
 /// The whole document is built before anything is printed, so a file that fails half way
 /// prints nothing on standard output (only the error, on standard error).
@@ -15,8 +16,12 @@ enum Dump {
         if let requested, !names.contains(requested) {
             throw DumpError("\(path) has no class named '\(requested)' (it has \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
         }
-        let selected = requested.map { [$0] } ?? names
         let renderer = ObjectRenderer(snapshot: snapshot)
+        // Embedded objects are written inside the objects that own them, as `import` reads them.
+        if let requested, try renderer.spec(of: try snapshot.table(named: requested)).kind == .embedded {
+            throw DumpError(try renderer.embeddedClassNote(requested))
+        }
+        let selected = try requested.map { [$0] } ?? names.filter { try renderer.spec(of: try snapshot.table(named: $0)).kind != .embedded }
         var lines = jsonLines ? [] : ["{"]
         for (tableIndex, name) in selected.enumerated() {
             let table = try snapshot.table(named: name)
@@ -43,23 +48,34 @@ enum Dump {
         init(_ description: String) { self.description = description }
     }
 
-    static func json(_ value: Value) -> String {
+    /// A stored value as JSON, in the forms `import` reads back to an equal value: dates as
+    /// ISO 8601 UTC text, decimals as decimal text, binary data as base64, ObjectIds as hex, UUIDs
+    /// as UUID strings, and the non-finite numbers as "NaN", "Infinity" and "-Infinity". Inside a
+    /// mixed value, a type JSON cannot tell apart is written as a one-key object naming it
+    /// (`{"$date": "2024-05-01T12:30:00Z"}`, `{"$decimal128": "12.5"}`, `{"$float": 0.5}` …).
+    static func json(_ value: Value, inMixed: Bool = false) -> String {
+        func tagged(_ tag: String, _ json: String) -> String { inMixed ? "{\"$\(tag)\": \(json)}" : json }
         switch value {
         case .null: return "null"
         case .bool(let flag): return flag ? "true" : "false"
         case .int(let int): return "\(int)"
-        case .float(let float): return float.isFinite ? "\(float)" : quote("\(float)")
-        case .double(let double): return double.isFinite ? "\(double)" : quote("\(double)")
+        case .float(let float): return tagged("float", float.isFinite ? "\(float)" : quote(ValueText.nonFinite(Double(float))))
+        case .double(let double):
+            return double.isFinite ? "\(double)" : tagged("double", quote(ValueText.nonFinite(double)))
         case .string(let string): return quote(string)
-        case .binary(let bytes): return quote(Data(bytes).base64EncodedString())
-        case .timestamp(let seconds): return quote(ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: seconds)))
-        case .decimal128(let word): return quote(String(format: "0x%016llx%016llx", word.high, word.low))
-        case .objectId(let word): return quote(String(format: "%016llx%08llx", word.high, word.low >> 32))
-        case .uuid(let word): return quote(String(format: "%016llx%016llx", word.high, word.low))
+        case .binary(let bytes): return tagged("data", quote(Data(bytes).base64EncodedString()))
+        case .timestamp(let seconds):
+            let text = ValueText.date(seconds).map(quote) ?? (seconds.isFinite ? "\(seconds)" : quote(ValueText.nonFinite(seconds)))
+            return tagged("date", text)
+        case .decimal128:
+            return tagged("decimal128", quote(Decimal128(storedValue: value)?.description ?? "NaN"))
+        case .objectId: return tagged("objectId", quote(ObjectId(storedValue: value)?.stringValue ?? ""))
+        case .uuid: return tagged("uuid", quote(UUID(storedValue: value)?.uuidString ?? ""))
         case .link(let key): return "\(key)"
-        case .typedLink(let table, let key): return "{\"table\": \(quote(table)), \"key\": \(key)}"
-        case .list(let values): return "[" + values.map(json).joined(separator: ", ") + "]"
-        case .dictionary(let entries): return "{" + entries.map { "\(quote($0.key)): \(json($0.value))" }.joined(separator: ", ") + "}"
+        case .typedLink(let table, let key): return "{\"_class\": \(quote(table)), \"key\": \(key)}"
+        case .list(let values): return "[" + values.map { json($0, inMixed: true) }.joined(separator: ", ") + "]"
+        case .dictionary(let entries):
+            return "{" + entries.map { "\(quote($0.key)): \(json($0.value, inMixed: true))" }.joined(separator: ", ") + "}"
         }
     }
 

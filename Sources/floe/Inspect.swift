@@ -1,7 +1,9 @@
 import Foundation
 @_spi(Engine) import Floe
 
-/// `floe inspect`: what a file holds, without reading its objects.
+/// `floe inspect`: what a file holds, without reading its objects: its version, the schema
+/// version the application last stored (`Realm.Configuration.schemaVersion`), its size, and
+/// each class with its object count and properties.
 enum Inspect {
     static func run(path: String) throws {
         let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
@@ -9,6 +11,7 @@ enum Inspect {
         let snapshot = try store.snapshot()
         print("file: \(path)")
         print("version: \(snapshot.version)")
+        print("schema version: \(snapshot.schemaVersion)")
         // The size is the file's committed bytes: the newest version's nodes, older versions'
         // (dead: compaction reclaims them), and the commit framing.
         print("size: \(store.fileSize) bytes committed, \(store.deadBytes) of them no longer used by the newest version (compact reclaims them)")

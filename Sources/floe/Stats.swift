@@ -8,6 +8,8 @@ enum Stats {
         defer { store.close() }
         let snapshot = try store.snapshot()
         let names = try snapshot.tableNames()
+        // The version the application's migrations bring the file to (`Realm.Configuration.schemaVersion`).
+        print("schema version: \(snapshot.schemaVersion)")
         if names.isEmpty { print("\(path) has no classes") }
         for name in names {
             let spec = try snapshot.spec(of: try snapshot.table(named: name))

@@ -54,6 +54,8 @@ import Testing
             ColumnSpec(name: "owner", type: .link, isNullable: true, linkTarget: "Owner"),
             ColumnSpec(name: "tags", type: .string, collection: .list),
         ]))
+        // As an application whose Realm.Configuration.schemaVersion is 3 leaves it.
+        try transaction.setSchemaVersion(3)
         let ada = try transaction.insertObject(into: owners, values: [.string("Ada"), .string("Oslo")])
         let bo = try transaction.insertObject(into: owners, values: [.string("Bo"), .string("Bergen")])
         for (id, name, age, owner) in [(1, "Rex", 3, ada), (2, "Bella", 7, bo), (3, "Max", 5, ada), (4, "Luna", 1, nil)] as [(Int64, String, Int64, Int64?)] {
@@ -76,6 +78,9 @@ import Testing
         try Self.makeKennel(at: directory.file("kennel.floe"))
         let schema = try Self.floe(["schema", "kennel.floe"], in: directory.path)
         #expect(schema.status == 0, "\(schema.stderr)")
+        #expect(schema.stdout.hasPrefix("schema version: 3\n"), "\(schema.stdout)")
+        let inspect = try Self.floe(["inspect", "kennel.floe"], in: directory.path)
+        #expect(inspect.status == 0 && inspect.stdout.contains("\nschema version: 3\n"), "\(inspect.stdout)")
         #expect(schema.stdout.contains("class Pet\n  id: int [primary key, indexed]\n"), "\(schema.stdout)")
         #expect(schema.stdout.contains("  owner: link → Owner?\n  tags: list<string>\n"), "\(schema.stdout)")
         #expect(schema.stdout.contains("class Owner\n  name: string [primary key, indexed]\n"), "\(schema.stdout)")
