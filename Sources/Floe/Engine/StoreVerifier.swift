@@ -169,6 +169,7 @@ enum StoreVerifier {
                         report.problems.append("\(error)")
                     }
                     if let root { graph?.noteCollection(root, of: holder, into: &report) }
+                    if spec.collection == .set, let root { Self.checkSetOrder(root, of: holder, into: &report) }
                 }
             }
             return true
@@ -225,5 +226,23 @@ enum StoreVerifier {
     public static func verify(path: String) throws(FloeError) -> VerificationReport {
         let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
         return try store.verify()
+    }
+}
+
+extension StoreVerifier {
+    /// A set keeps its elements ascending and distinct in the one order of values
+    /// (`Value.compare`), which its lookups rely on; a set written under an earlier order (by
+    /// kind, then by bits, for decimals and mixed numbers) is reported, not misread.
+    static func checkSetOrder(_ root: NodeRef<CollectionNode>, of holder: ObjectGraphCheck.Holder, into report: inout VerificationReport) {
+        do {
+            let elements = try CollectionTree.allElements(root)
+            for index in elements.indices.dropFirst() where Value.compare(elements[index - 1], elements[index]) >= 0 {
+                report.problems.append("\(holder), a set, holds \(elements[index - 1].debugText) before \(elements[index].debugText): "
+                                       + "a set keeps its elements distinct and in ascending order")
+                return
+            }
+        } catch {
+            report.problems.append("\(error)")
+        }
     }
 }
