@@ -356,3 +356,21 @@ extension Coordinate2D: CustomPersistable {
         #expect(try await unchanged.read { realm in realm.object(ofType: HomepageClub.self, forPrimaryKey: 1)?.homepage.host } == "old.example")
     }
 }
+
+extension TypeProjectionTests {
+    /// The schema describes a type projection by what it stores, as Realm's does, with the
+    /// declared type beside it.
+    @Test func theSchemaDescribesAProjectionByItsPersistedType() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "projection-schema-\(UUID())", objectTypes: [Club.self, ProjectedLocation.self]))
+        let schema = await realm.schema
+        let club = try #require(schema["Club"])
+        let properties = ["url", "mirrors", "links", "name", "location"].map { name in [club[name]!.type, club[name]!.mappedType ?? "-"] }
+        #expect(properties[0] == ["String?", "URL?"])
+        #expect(properties[1] == ["List<String>", "List<URL>"])
+        #expect(properties[2] == ["Map<String, String?>", "Map<String, URL?>"])
+        #expect(properties[3] == ["String", "-"])
+        #expect(properties[4] == ["ProjectedLocation", "Coordinate"])
+        let description = club["url"]!.description
+        #expect(description.contains("type = String?;") && description.contains("mappedType = URL?;"))
+    }
+}

@@ -233,6 +233,7 @@ extension List: _Persistable {
         // one, so it stores a nullable link; a collection of them holds objects only.
         if type.isMapped && type.columnType == .link { type.isOptional = false }
         type.swiftName = "List<\(type.swiftName)>"
+        type.persistedSwiftName = type.persistedSwiftName.map { "List<\($0)>" }
         return type
     }
 

@@ -177,6 +177,7 @@ extension Map: _Persistable {
         var type = Value._floeType
         type.collection = .map
         type.swiftName = "Map<String, \(type.swiftName)>"
+        type.persistedSwiftName = type.persistedSwiftName.map { "Map<String, \($0)>" }
         return type
     }
 

@@ -128,6 +128,7 @@ extension MutableSet: _Persistable {
         // one, so it stores a nullable link; a collection of them holds objects only.
         if type.isMapped && type.columnType == .link { type.isOptional = false }
         type.swiftName = "MutableSet<\(type.swiftName)>"
+        type.persistedSwiftName = type.persistedSwiftName.map { "MutableSet<\($0)>" }
         return type
     }
 

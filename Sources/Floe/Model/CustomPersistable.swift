@@ -65,6 +65,7 @@ public protocol FailableCustomPersistable: _PersistableSingleValue {
 enum TypeProjection {
     static func type(of mapped: Any.Type, persisted: _PropertyType) -> _PropertyType {
         var type = persisted
+        type.persistedSwiftName = persisted.swiftName
         type.swiftName = "\(mapped)"
         type.isMapped = true
         // A required property mapped to an embedded object still stores a nullable link: a

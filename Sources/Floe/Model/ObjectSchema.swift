@@ -34,8 +34,12 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
     public let name: String
     /// The name it is persisted under (see `propertiesMapping()`).
     public let columnName: String
-    /// The Swift type, spelled as declared (`"String?"`, `"Int8"`).
+    /// The Swift type that is stored, spelled as declared (`"String?"`, `"Int8"`); for a type
+    /// projection (`CustomPersistable`) its persisted type, as Realm's schema describes it.
     public let type: String
+    /// For a type projection: the Swift type the property is declared with (`"URL?"`), whose
+    /// values are stored as ``type``; nil for every other property.
+    public let mappedType: String?
     /// Whether the property may hold nil.
     public let isOptional: Bool
     /// Whether the property is the primary key.
@@ -48,7 +52,8 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
     init(info: PropertyInfo) {
         name = info.name
         columnName = info.persistedName
-        type = info.type.swiftName
+        type = info.type.persistedSwiftName ?? info.type.swiftName
+        mappedType = info.type.persistedSwiftName == nil ? nil : info.type.swiftName
         isOptional = info.type.isOptional
         isPrimary = info.isPrimaryKey
         isIndexed = info.isIndexed || info.isPrimaryKey
@@ -57,6 +62,6 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
 
     /// The property's name, type, and whether it is indexed, the primary key and optional.
     public var description: String {
-        "\(name) {\n\t\ttype = \(type);\n\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
+        "\(name) {\n\t\ttype = \(type);\n" + (mappedType.map { "\t\tmappedType = \($0);\n" } ?? "") + "\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
     }
 }

@@ -178,6 +178,9 @@ public struct _PropertyType: @unchecked Sendable {
     /// embedded object is stored as a nullable link even when the property is required (a
     /// missing object reads as the mapping of a default one).
     var isMapped = false
+    /// For a type projection: the Swift spelling of what is stored (`"String?"` for a `URL?`),
+    /// as the schema describes the property.
+    var persistedSwiftName: String?
 }
 
 /// A type that a `@Persisted` property can hold.
@@ -341,6 +344,7 @@ extension Optional: _Persistable where Wrapped: _Persistable {
         // with no mapping reads as nil.
         if type.isMapped { type.acceptsValue = nil }
         type.swiftName += "?"
+        type.persistedSwiftName = type.persistedSwiftName.map { $0 + "?" }
         type.isOptional = true
         return type
     }
