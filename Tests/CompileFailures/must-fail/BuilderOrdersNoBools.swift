@@ -1,5 +1,5 @@
 // Must NOT compile: the builder orders numbers, dates and strings, not Bools.
-// expect-error: requires that 'Bool' conform to '_QueryComparable'
+// expect-error: binary operator '<' cannot be applied to operands of type 'Query<Bool>' and 'Bool'
 import Floe
 
 final class Dog: Object {
