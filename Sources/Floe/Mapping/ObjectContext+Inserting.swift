@@ -92,7 +92,7 @@ extension ObjectContext {
         }
         // An object given as the value is copied, never managed itself: a link from the graph
         // back to it could only be met by copying it again, without end.
-        let source = (value as? ObjectBase).map(ObjectIdentifier.init)
+        let source = ValueCoercion.isNestedValue(value) ? nil : (value as? ObjectBase).map(ObjectIdentifier.init)
         if let source {
             guard !objectsBeingCopied.contains(source) else { throw .cyclicValue(className: schema.className) }
             objectsBeingCopied.append(source)

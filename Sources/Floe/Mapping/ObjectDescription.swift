@@ -1,3 +1,5 @@
+import Foundation
+
 /// Renders objects and collections the way Realm's `description` does: the class, each
 /// persisted property with its value, collections element by element, and linked objects
 /// by class and primary key (embedded objects in full, since only their owner shows them).
@@ -18,6 +20,7 @@ enum ObjectDescription {
         case let object as ObjectBase: return reference(to: object, indent: indent)
         case let collection as any DescribableCollection: return collection.describe(indent: indent)
         case let string as String: return string
+        case let date as Date: return date.floeDescription
         case let mixed as AnyRealmValue: return describe(mixed: mixed, indent: indent)
         default:
             if ValueCoercion.isNull(value) { return "nil" }
