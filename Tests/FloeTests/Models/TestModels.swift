@@ -110,6 +110,24 @@ final class LongPropertyName: Object {
     @Persisted var thisPropertyNameIsFarTooLongToBeAColumnNameBecauseItIsOverSixtyThreeBytes = 0
 }
 
+/// A linked list of objects: chains longer than any recursion could follow.
+final class ChainLink: Object {
+    @Persisted var index = 0
+    @Persisted var next: ChainLink?
+}
+
+/// The owner of embedded objects nested in one another.
+final class NestingOwner: Object {
+    @Persisted var name = ""
+    @Persisted var nested: NestedEmbedded?
+    @Persisted var nestedList: List<NestedEmbedded>
+}
+
+final class NestedEmbedded: EmbeddedObject {
+    @Persisted var depth = 0
+    @Persisted var child: NestedEmbedded?
+}
+
 /// Every kind of place a string, a binary value, a date or a map key can be stored.
 final class ValueHolder: Object {
     @Persisted var name = ""
