@@ -6,7 +6,7 @@ import Testing
 /// (properties, list, set and map elements, map keys, mixed values at the top and nested,
 /// `create`, setters, `add`, migrations), each refusal a typed error naming the class,
 /// property and value, and each refused write leaving the realm exactly as it was. Map keys'
-/// other rules are here too.
+/// other rules, and a migration's other checks, are here too.
 @Suite struct SizeLimitTests {
     static let limit = WriteTransaction.maximumValueSize
     static let oversizedString = String(repeating: "a", count: limit + 1)
@@ -184,6 +184,7 @@ import Testing
             override class func className() -> String { "MigratedHolder" }
             @Persisted var name = ""
             @Persisted var mixed: AnyRealmValue
+            @Persisted var tags: List<String>
         }
     }
 
@@ -216,6 +217,24 @@ import Testing
         await #expect(throws: FloeError.valueTooLarge(table: "MigratedHolder", column: "mixed", size: Self.limit + 1, limit: Self.limit)) {
             _ = try await Realm(configuration: configuration)
         }
+        #expect(try await Self.names(in: url) == ["old"])
+    }
+
+    /// A migration writing one value to a list property (rather than stopping the process) fails
+    /// to open with a typed error naming the class, the property and the value.
+    @Test func migrationWritingOneValueToAListIsATypedError() async throws {
+        let directory = TemporaryDirectory()
+        let url = try await Self.oldFile(in: directory)
+        var configuration = Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [Migrated.HolderV2.self])
+        configuration.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "MigratedHolder") { _, newObject in newObject!["tags"] = "one tag" }
+        }
+        let error = await #expect(throws: FloeError.self) { _ = try await Realm(configuration: configuration) }
+        guard case .typeMismatch(let table, let column, _, let value)? = error else {
+            Issue.record("expected a type mismatch, got \(String(describing: error))")
+            return
+        }
+        #expect([table, column, value] == ["MigratedHolder", "tags", "'one tag'"])
         #expect(try await Self.names(in: url) == ["old"])
     }
 }

@@ -217,7 +217,9 @@ enum ValueCoercion {
             .typeMismatch(table: className, column: property.name, expected: type.swiftName, value: describe(value))
         }
         if stored, let stored = value as? Value { return try check(stored, against: type, className: className, property: property.name) }
-        if type.columnType == .link { throw mismatch() }
+        // One value for a list, set or map (a migration writing a collection property) is no
+        // collection: refused here, before the engine's single-value write would stop on it.
+        if type.columnType == .link || type.collection != .single { throw mismatch() }
         if isNull(value) {
             guard type.isOptional else { throw .nullForRequired(table: className, column: property.name) }
             return .null
