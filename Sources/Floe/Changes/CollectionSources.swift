@@ -1,6 +1,8 @@
 /// Results: every object of a class (or those a query selects, in its order).
 struct ResultsSource<T: Object>: CollectionSource {
     let query: ResultsQuery?
+    /// The class whose objects the results are (see ``Results``).
+    let type: T.Type
     /// Whether whether an object is in the results, and where, depends on its own row alone.
     let readsOwnRowsOnly: Bool
 
@@ -8,29 +10,30 @@ struct ResultsSource<T: Object>: CollectionSource {
     /// commit touching none of them does not reach the stream.
     let observedTables: Set<String>?
 
-    init(query: ResultsQuery?) {
+    init(query: ResultsQuery?, type: T.Type = T.self) {
         self.query = query
-        readsOwnRowsOnly = query?.readsOwnRowsOnly(of: T.self) ?? true
-        observedTables = readsOwnRowsOnly ? [T.className()] : query?.readClassNames(of: T.self)
+        self.type = type
+        readsOwnRowsOnly = query?.readsOwnRowsOnly(of: type) ?? true
+        observedTables = readsOwnRowsOnly ? [type.className()] : query?.readClassNames(of: type)
     }
 
-    var elementType: ObjectBase.Type? { T.self }
+    var elementType: ObjectBase.Type? { type }
     var holdsEveryObjectInKeyOrder: Bool { query == nil }
     var incrementalQuery: ResultsQuery? { readsOwnRowsOnly ? (query ?? ResultsQuery()) : nil }
 
     func state(at snapshot: Snapshot) throws(FloeError) -> CollectionState? {
-        guard let binding = try FrozenSource.binding(for: T.self, in: snapshot) else { return .keys([]) }
+        guard let binding = try FrozenSource.binding(for: type, in: snapshot) else { return .keys([]) }
         guard let query else { return .keys(try snapshot.objectKeys(in: binding.table)) }
         return .keys(try query.keys(in: binding, reader: snapshot) { (type) throws(FloeError) in try FrozenSource.binding(for: type, in: snapshot) })
     }
 
     func frozen(at snapshot: Snapshot) throws(FloeError) -> FrozenResults<T> {
-        try FrozenResults(snapshot: snapshot, query: query)
+        try FrozenResults(snapshot: snapshot, query: query, elementType: type)
     }
 
     func frozen(at snapshot: Snapshot, keys: [Int64]) throws(FloeError) -> FrozenResults<T> {
-        guard let query else { return try FrozenResults(snapshot: snapshot) }
-        return try FrozenResults(snapshot: snapshot, query: query, keys: keys)
+        guard let query else { return try FrozenResults(snapshot: snapshot, elementType: type) }
+        return try FrozenResults(snapshot: snapshot, query: query, keys: keys, elementType: type)
     }
 }
 
@@ -157,7 +160,7 @@ extension Results {
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and key path.
     public func changes(keyPaths: [String]?) throws -> CollectionChanges<FrozenResults<Element>> {
         let store = core.store
-        let channel = try ChangeChannel<CollectionDiffer<ResultsSource<Element>>>.collection(ResultsSource<Element>(query: query), store: store, keyPaths: keyPaths,
+        let channel = try ChangeChannel<CollectionDiffer<ResultsSource<Element>>>.collection(ResultsSource<Element>(query: query, type: elementType), store: store, keyPaths: keyPaths,
                                                                                           kind: "Results<\(Element.className())>")
         return CollectionChanges(withDeletedKeys: CollectionChangesWithKeys(channel: channel))
     }

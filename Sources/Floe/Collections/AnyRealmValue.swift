@@ -119,7 +119,14 @@ extension AnyRealmValue: _PersistableSingleValue {
         }
     }
 
-    public var _floeEncoded: _FloeValue {
+    public var _floeEncoded: _FloeValue { encoded(level: 0) }
+
+    /// The stored form; `level`: how many nested lists and dictionaries enclose this value.
+    /// A list or dictionary nested deeper than a mixed value may nest is cut off there,
+    /// empty: the result still nests too deep, so writing it is refused with a typed error
+    /// (``FloeError/typeMismatch(table:column:expected:value:)``), and however deep the value
+    /// is, encoding it never goes deeper than the limit.
+    func encoded(level: Int) -> _FloeValue {
         switch self {
         case .none: return _FloeValue(.null)
         case .int(let value): return value._floeEncoded
@@ -138,11 +145,13 @@ extension AnyRealmValue: _PersistableSingleValue {
             }
             return .object(object, stored: .null)
         case .list(let list):
+            guard level < Value.maximumNesting else { return _FloeValue(.list([])) }
             // Nested collections are stored whole; objects inside them must already be managed.
-            let elements = list.map(\.nestedEncoding)
+            let elements = list.map { $0.nestedEncoding(level: level + 1) }
             return Self.nested(.list(elements.map(\.value)), holding: elements.lazy.compactMap(\.unmanagedClass).first)
         case .dictionary(let map):
-            let entries = map.map { (key: $0.key, encoding: $0.value.nestedEncoding) }
+            guard level < Value.maximumNesting else { return _FloeValue(.dictionary([])) }
+            let entries = map.map { (key: $0.key, encoding: $0.value.nestedEncoding(level: level + 1)) }
             return Self.nested(.dictionary(entries.map { Value.MapEntry(key: $0.key, value: $0.encoding.value) }),
                                holding: entries.lazy.compactMap(\.encoding.unmanagedClass).first)
         }
@@ -156,11 +165,14 @@ extension AnyRealmValue {
 
     /// The stored form inside a nested collection, and the class of an object not yet in any
     /// realm found inside it (which the write refuses rather than storing nothing).
-    var nestedEncoding: (value: Value, unmanagedClass: String?) {
+    var nestedEncoding: (value: Value, unmanagedClass: String?) { nestedEncoding(level: 0) }
+
+    /// `nestedEncoding` of a value that `level` lists and dictionaries enclose (see ``encoded(level:)``).
+    func nestedEncoding(level: Int) -> (value: Value, unmanagedClass: String?) {
         if case .object(let object) = self, object._floeBinding == nil {
             return (.null, type(of: object).className())
         }
-        let encoded = _floeEncoded
+        let encoded = encoded(level: level)
         return (encoded.value, encoded.unmanagedObjectInside)
     }
 }

@@ -1,7 +1,8 @@
 /// A dictionary from strings to values or objects, a property of a model class.
 ///
-/// Keys may not contain `.` or start with `$` (such keys are refused with
-/// ``FloeError/invalidMapKey(table:column:key:)``). Managed maps iterate in key order.
+/// Keys may not contain `.`, start with `$`, or be longer than 16 MiB (such keys are refused
+/// with ``FloeError/invalidMapKey(table:column:key:)``); the empty key is allowed, as in Realm.
+/// Managed maps iterate in key order.
 ///
 /// ```swift
 /// class Dog: Object {

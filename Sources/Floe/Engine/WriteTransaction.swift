@@ -14,8 +14,8 @@
 /// try transaction.commit()
 /// ```
 @_spi(Engine) public final class WriteTransaction: VersionReading {
-    /// Strings and binary values larger than this are refused.
-    public static let maximumValueSize = 16 * 1024 * 1024
+    /// Strings and binary values (and map keys) larger than this are refused.
+    public static let maximumValueSize = FloeError.maximumValueSize
 
     let store: Store
     /// The version this transaction started from.
@@ -728,9 +728,7 @@
     public func mapSet(_ value: Value, forKey mapKey: String, in table: TableHandle, key: Int64, column: Int) throws(FloeError) {
         var old: Value?
         try updateCollection(table, key, column, expecting: .map) { spec, tableName, root, edits throws(FloeError) in
-            if mapKey.contains(".") || mapKey.hasPrefix("$") || mapKey.isEmpty {
-                throw .invalidMapKey(table: tableName, column: spec.name, key: mapKey)
-            }
+            try Self.checkMapKey(mapKey, table: tableName, column: spec.name)
             let value = try checked(value, for: spec, in: tableName)
             let (position, found) = try CollectionTree.lowerBound(ofKey: mapKey, in: root)
             if found, let root {
@@ -818,22 +816,41 @@
         return node.spec.columns[column]
     }
 
-    /// Objects named inside nested lists and dictionaries must exist.
-    private func checkNestedLinks(_ value: Value, table: String, column: String) throws(FloeError) {
-        switch value {
-        case .typedLink(let target, let key):
-            guard let handle = try tableIfPresent(named: target), try contains(key, in: handle) else {
-                throw .invalidLink(table: table, column: column, target: target, key: key)
-            }
-        case .list(let values): for element in values { try checkNestedLinks(element, table: table, column: column) }
-        case .dictionary(let entries):
-            for entry in entries {
-                if entry.key.contains(".") || entry.key.hasPrefix("$") || entry.key.isEmpty {
-                    throw .invalidMapKey(table: table, column: column, key: entry.key)
+    /// What a mixed value's nested lists and dictionaries hold, checked as the column would
+    /// check it on its own: each string's and binary's size, each key, each object named.
+    /// Walked with a worklist: only the nesting limit, checked before, bounds how deep it goes.
+    private func checkNestedContents(_ value: Value, table: String, column: String) throws(FloeError) {
+        var pending = [value]
+        while let next = pending.popLast() {
+            switch next {
+            case .typedLink(let target, let key):
+                guard let handle = try tableIfPresent(named: target), try contains(key, in: handle) else {
+                    throw .invalidLink(table: table, column: column, target: target, key: key)
                 }
-                try checkNestedLinks(entry.value, table: table, column: column)
+            case .string(let string) where string.utf8.count > Self.maximumValueSize:
+                throw .valueTooLarge(table: table, column: column, size: string.utf8.count, limit: Self.maximumValueSize)
+            case .binary(let bytes) where bytes.count > Self.maximumValueSize:
+                throw .valueTooLarge(table: table, column: column, size: bytes.count, limit: Self.maximumValueSize)
+            case .list(let values):
+                pending.append(contentsOf: values)
+            case .dictionary(let entries):
+                for entry in entries {
+                    try Self.checkMapKey(entry.key, table: table, column: column)
+                    pending.append(entry.value)
+                }
+            default:
+                break
             }
-        default: break
+        }
+    }
+
+    /// Refuses a key that a map (or a dictionary nested in a mixed value) cannot hold: longer
+    /// than a string value may be, starting with `$` or containing `.`. The empty key is
+    /// allowed, as in Realm.
+    static func checkMapKey(_ key: String, table: String, column: String) throws(FloeError) {
+        let bytes = key.utf8
+        guard bytes.count <= maximumValueSize, bytes.first != UInt8(ascii: "$"), !bytes.contains(UInt8(ascii: ".")) else {
+            throw .invalidMapKey(table: table, column: column, key: key)
         }
     }
 
@@ -870,11 +887,13 @@
             break
         }
         if column.type == .mixed {
-            if value.nestingDepth > Value.maximumNesting {
-                throw .typeMismatch(table: table, column: column.name, expected: "a mixed value nesting at most \(Value.maximumNesting) levels of lists and dictionaries",
-                                    value: "\(value.nestingDepth) levels")
+            switch value {
+            case .list, .dictionary:
+                if value.nestsDeeper(than: Value.maximumNesting) { throw .mixedNestingTooDeep(table: table, column: column.name) }
+                try checkNestedContents(value, table: table, column: column.name)
+            default:
+                break
             }
-            try checkNestedLinks(value, table: table, column: column.name)
             if case .link = value {
                 throw .typeMismatch(table: table, column: column.name, expected: "a mixed value (links in mixed columns name their table)", value: value.debugText)
             }

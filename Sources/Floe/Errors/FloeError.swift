@@ -78,14 +78,16 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidOperation(className: String, detail: String)
     /// A model class breaks a schema rule.
     case invalidSchema(className: String, property: String, reason: String)
-    /// A map key is not allowed (contains `.` or starts with `$`).
+    /// A map key is not allowed: it contains `.`, starts with `$`, or is longer than a string
+    /// value may be. The message says which. (The empty key is allowed, as in Realm.)
     case invalidMapKey(table: String, column: String, key: String)
     /// A string does not spell a value of the type it was parsed as (an `ObjectId` or a `Decimal128`).
     case invalidValueString(type: String, string: String, reason: String)
     /// `create(_:value:)` was given no value for the primary key, so its default was used,
     /// and an object with that primary key exists already.
     case primaryKeyNotGiven(className: String, property: String, defaultValue: String)
-    /// The value given to `create(_:value:)` links back to itself (or nests deeper than 100 levels).
+    /// The value given to `create(_:value:)` or `init(value:)` links back to itself (or nests
+    /// objects deeper than 100 levels).
     case cyclicValue(className: String)
     /// A query predicate is malformed or its arguments do not fit it: names the predicate,
     /// the position (in characters from its start) and the token where it went wrong.
@@ -170,7 +172,7 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSchema(let className, let property, let reason):
             return "Invalid model class '\(className)', property '\(property)': \(reason)."
         case .invalidMapKey(let table, let column, let key):
-            return "Invalid map key '\(key)' for '\(table).\(column)': keys may not contain '.' or start with '$'."
+            return "Invalid map key \(Self.shortened(key)) for '\(table).\(column)': \(Self.mapKeyProblem(key))."
         case .invalidValueString(let type, let string, let reason):
             return "Invalid \(type) string '\(string)': \(reason)."
         case .primaryKeyNotGiven(let className, let property, let defaultValue):
@@ -191,6 +193,25 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cyclicValue(let className):
             return "Cannot create a \(className) from a cyclic value: it links back to an object being copied (or nests objects more than 100 levels deep). Add the objects with add(_:) instead, which keeps cycles."
         }
+    }
+}
+
+extension FloeError {
+    /// The most bytes a string or binary value, or a map key, may hold: 16 MiB.
+    static let maximumValueSize = 16 * 1024 * 1024
+
+    /// A string quoted for a message, cut to its first characters when long.
+    static func shortened(_ string: String) -> String {
+        string.utf8.count > 64 ? "'\(string.prefix(61))...' (\(string.utf8.count) bytes)" : "'\(string)'"
+    }
+
+    /// What is wrong with a refused map key, in the order the checks refuse it.
+    static func mapKeyProblem(_ key: String) -> String {
+        let bytes = key.utf8
+        if bytes.count > maximumValueSize { return "keys may be at most \(maximumValueSize) bytes long, as string values may" }
+        if bytes.first == UInt8(ascii: "$") { return "keys may not start with '$'" }
+        if bytes.contains(UInt8(ascii: ".")) { return "keys may not contain '.'" }
+        return "keys may not contain '.' or start with '$'"
     }
 }
 

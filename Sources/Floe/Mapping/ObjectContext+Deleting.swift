@@ -25,24 +25,37 @@ extension ObjectContext {
         }
     }
 
-    /// Deletes one row: first the embedded objects it owns, then the row, then every link to it.
-    /// Returns whether the row was there to delete.
+    /// Deletes one row: first the embedded objects it owns (and theirs), then the row, then
+    /// every link to it. Returns whether the row was there to delete.
     @discardableResult
     func deleteRow(_ binding: TableBinding, key: Int64) throws(FloeError) -> Bool {
         let transaction = try requireWrite()
         guard try transaction.contains(key, in: binding.table) else { return false }
-        for (index, property) in binding.schema.properties.enumerated() {
-            guard let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
-                  let targetBinding = try tableBinding(for: target)
-            else { continue }
-            let column = binding.columnOfProperty[index]
-            let owned: [Value] = property.type.collection == .single
-                ? [try transaction.value(in: binding.table, key: key, column: column)]
-                : try transaction.collectionElements(in: binding.table, key: key, column: column)
-            for case .link(let ownedKey) in owned { try deleteRow(targetBinding, key: ownedKey) }
+        // The rows go owners' last, each embedded object after those it owns, as recursion
+        // would delete them; found with a worklist, since embedded objects may nest as deep
+        // as the user likes. Walking the owned objects last-first and reversing the walk gives
+        // exactly that order.
+        var walk: [(binding: TableBinding, key: Int64)] = []
+        var pending = [(binding: binding, key: key)]
+        while let (owner, ownerKey) = pending.popLast() {
+            walk.append((owner, ownerKey))
+            for (index, property) in owner.schema.properties.enumerated() {
+                guard let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
+                      let targetBinding = try tableBinding(for: target)
+                else { continue }
+                let column = owner.columnOfProperty[index]
+                let owned: [Value] = property.type.collection == .single
+                    ? [try transaction.value(in: owner.table, key: ownerKey, column: column)]
+                    : try transaction.collectionElements(in: owner.table, key: ownerKey, column: column)
+                for case .link(let ownedKey) in owned where try transaction.contains(ownedKey, in: targetBinding.table) {
+                    pending.append((targetBinding, ownedKey))
+                }
+            }
         }
-        try transaction.deleteObject(from: binding.table, key: key)
-        try unlinkIncoming(table: binding.table.name, key: key)
+        for (owner, ownerKey) in walk.reversed() where try transaction.contains(ownerKey, in: owner.table) {
+            try transaction.deleteObject(from: owner.table, key: ownerKey)
+            try unlinkIncoming(table: owner.table.name, key: ownerKey)
+        }
         return true
     }
 

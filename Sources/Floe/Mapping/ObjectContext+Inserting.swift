@@ -52,9 +52,17 @@ extension ObjectContext {
         return plan
     }
 
-    /// Stores an unmanaged object (top-level or embedded) and returns its key. The object is
-    /// attached before its links are followed, so a graph that links back to it finds it managed.
+    /// Stores an unmanaged object (top-level or embedded), and the unmanaged objects it
+    /// reaches, and returns its key.
     func insert(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) -> Int64 {
+        let (key, links) = try insertRow(object, update: update)
+        try storeLinks(links)
+        return key
+    }
+
+    /// Stores an unmanaged object's row and attaches the object, so that a graph linking back
+    /// to it finds it managed; returns its key and what its links still need.
+    func insertRow(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) -> (key: Int64, links: LinkFrame) {
         let type = Swift.type(of: object)
         if !objectsBeingCopied.isEmpty, objectsBeingCopied.contains(ObjectIdentifier(object)) {
             throw .cyclicValue(className: try SchemaDiscovery.schema(for: type).className)
@@ -63,8 +71,12 @@ extension ObjectContext {
         let values = binding.schema.accessors.map { $0.unmanagedValue(object) }
         let key = try store(values, binding: binding, update: update)
         attach(object, key: key, binding: binding)
-        try storeLinks(values, binding: binding, key: key, update: update)
-        return key
+        // The links and collections it held are in `values` now, until written.
+        let isStoredAfterRow = binding.isStoredAfterRow
+        for index in isStoredAfterRow.indices where isStoredAfterRow[index] {
+            binding.schema.accessors[index].forgetUnmanagedValue(object)
+        }
+        return (key, LinkFrame(values: values, binding: binding, key: key, update: update))
     }
 
     /// Creates (or, with a primary key and an update policy, updates) an object from a value:
@@ -92,7 +104,7 @@ extension ObjectContext {
         }
         // An object given as the value is copied, never managed itself: a link from the graph
         // back to it could only be met by copying it again, without end.
-        let source = (value as? ObjectBase).map(ObjectIdentifier.init)
+        let source = ValueCoercion.isNestedValue(value) ? nil : (value as? ObjectBase).map(ObjectIdentifier.init)
         if let source {
             guard !objectsBeingCopied.contains(source) else { throw .cyclicValue(className: schema.className) }
             objectsBeingCopied.append(source)
@@ -103,7 +115,7 @@ extension ObjectContext {
         let defaults = ValueCoercion.defaults(for: schema)
         let values = schema.properties.indices.map { given[$0] ?? defaults[$0] }
         let key = try store(values, binding: binding, update: update, given: given)
-        try storeLinks(values, binding: binding, key: key, update: update, given: given)
+        try storeLinks(LinkFrame(values: values, binding: binding, key: key, update: update, given: given))
         return key
     }
 
@@ -124,41 +136,10 @@ extension ObjectContext {
         return try upsert(values: scalars, binding: binding, update: update, given: mask)
     }
 
-    /// Phase two: each link, adding or creating what it points at, and each collection.
-    private func storeLinks(_ values: [_FloeValue], binding: TableBinding, key: Int64, update: ExistingObjectPolicy, given: [_FloeValue?]? = nil) throws(FloeError) {
-        // Only the properties stored after the row (links, mixed values, collections) have
-        // anything to do here: most classes have none, and no property is copied for them.
-        let isStoredAfterRow = binding.isStoredAfterRow
-        guard isStoredAfterRow.contains(true) else { return }
-        for index in isStoredAfterRow.indices where isStoredAfterRow[index] {
-            let property = binding.schema.properties[index]
-            guard property.type.collection != .single && !property.isComputed else { continue }
-            guard let elements = values[index].elements, given == nil || given?[index] != nil else { continue }
-            let row = ObjectBinding(source: self, tableBinding: binding, key: key)
-            try replaceElements(of: row, column: binding.columnOfProperty[index], kind: property.type.collection,
-                                with: elements, keys: values[index].keys, update: update)
-        }
-        for index in isStoredAfterRow.indices where isStoredAfterRow[index] {
-            let property = binding.schema.properties[index]
-            guard (property.type.columnType == .link || property.type.columnType == .mixed) && property.type.collection == .single else { continue }
-            if let given, given[index] == nil, values[index].object == nil, values[index].valueToCreate == nil { continue }
-            let column = binding.columnOfProperty[index]
-            // `.modified` and an embedded object equal to the one there: the one there stays.
-            if update == .modified, let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
-               case .link(let current) = try requireWrite().value(in: binding.table, key: key, column: column),
-               try embedded(target, key: current, holds: values[index]) { continue }
-            let stored = try resolve(values[index], for: binding, column: column, owner: key, update: update)
-            // `.modified` writes only what differs: a link to the object it links to already
-            // (nil to nil included) is left as it is, so observers see no change.
-            if update == .modified, try requireWrite().value(in: binding.table, key: key, column: column) == stored { continue }
-            try replaceLink(in: binding, key: key, column: column, with: stored)
-        }
-    }
-
     /// Whether embedded object `key` holds what `value` (an unmanaged embedded object or the
     /// value to create one from) describes: the same value in each property, and no links or
     /// collection elements on either side (those are compared by writing them).
-    private func embedded(_ type: ObjectBase.Type, key: Int64, holds value: _FloeValue) throws(FloeError) -> Bool {
+    func embedded(_ type: ObjectBase.Type, key: Int64, holds value: _FloeValue) throws(FloeError) -> Bool {
         let schema = try SchemaDiscovery.schema(for: type)
         guard let binding = try tableBinding(for: type) else { return false }
         let given: [_FloeValue?]

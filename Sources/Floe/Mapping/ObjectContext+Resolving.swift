@@ -6,6 +6,16 @@ extension ObjectContext {
     /// The stored form of a value bound for `column`: a link to a managed object, or to one
     /// added or created for it.
     func resolve(_ value: _FloeValue, for binding: TableBinding, column: Int, owner: Int64, update: ExistingObjectPolicy = .error) throws(FloeError) -> Value {
+        var added: LinkFrame?
+        let stored = try resolve(value, for: binding, column: column, owner: owner, update: update, deferring: &added)
+        if let added { try storeLinks(added) }
+        return stored
+    }
+
+    /// `resolve`, leaving the links of an unmanaged object it adds to the caller: the object's
+    /// row is stored, and `added` is set to what its links still need (see ``storeLinks(_:)``).
+    func resolve(_ value: _FloeValue, for binding: TableBinding, column: Int, owner: Int64, update: ExistingObjectPolicy,
+                 deferring added: inout LinkFrame?) throws(FloeError) -> Value {
         if let className = value.unmanagedObjectInside {
             throw .objectNotInRealm(className: className, detail: "inside a nested AnyRealmValue collection of '\(binding.schema.className).\(binding.propertyName(ofColumn: column))' is not managed; add it to the realm first")
         }
@@ -24,7 +34,9 @@ extension ObjectContext {
                 }
                 return .typedLink(table: schema.className, key: objectBinding.key)
             }
-            return .typedLink(table: schema.className, key: try insert(object, update: update))
+            let (key, links) = try insertRow(object, update: update)
+            added = links
+            return .typedLink(table: schema.className, key: key)
         }
         guard let target = binding.schema.properties[propertyIndex].type.objectType else { return value.value }
         let property = binding.schema.properties[propertyIndex]
@@ -49,58 +61,9 @@ extension ObjectContext {
             }
             return .link(objectBinding.key)
         }
-        return .link(try insert(object, update: update))
-    }
-
-    /// Replaces a collection's elements (on a new object: fills it).
-    func replaceElements(of row: ObjectBinding, column: Int, kind: CollectionKind, with elements: [_FloeValue], keys: [String]?,
-                         update: ExistingObjectPolicy = .error) throws(FloeError) {
-        let editor = CollectionEditor(core: self, transaction: try requireWrite(), binding: row, column: column, update: update)
-        var elements = elements
-        if update == .modified, let resolved = try resolvedUnlessHeld(elements, keys: keys, of: row, column: column, kind: kind, editor: editor) {
-            guard let resolved else { return }
-            elements = resolved.map { _FloeValue($0) }
-        }
-        if editor.count > 0 { try editor.removeAll() }
-        switch kind {
-        case .list: for element in elements { try editor.append(element) }
-        case .set: for element in elements { try editor.setInsert(element) }
-        case .map: for (element, mapKey) in zip(elements, keys ?? []) { try editor.mapSet(element, forKey: mapKey) }
-        case .single: break
-        }
-    }
-
-    /// For `.modified`, which leaves a collection unwritten when it holds `elements` already
-    /// (the same values in the same order for a list, the same values for a set, the same
-    /// entries for a map): `.some(nil)` when it does, else the elements resolved to their
-    /// stored form (objects added or updated once, as the write would). nil: not compared —
-    /// elements that are embedded objects are always written (each would be a new object).
-    private func resolvedUnlessHeld(_ elements: [_FloeValue], keys: [String]?, of row: ObjectBinding, column: Int, kind: CollectionKind,
-                                    editor: CollectionEditor) throws(FloeError) -> [Value]?? {
-        if let property = row.tableBinding.propertyOfColumn[column], let target = row.tableBinding.schema.properties[property].type.objectType,
-           try SchemaDiscovery.schema(for: target).kind == .embedded { return nil }
-        let transaction = try requireWrite()
-        let table = row.tableBinding.table
-        var wanted: [Value] = []
-        wanted.reserveCapacity(elements.count)
-        for element in elements { wanted.append(try editor.stored(element)) }
-        let held: Bool
-        switch kind {
-        case .list:
-            held = try transaction.collectionElements(in: table, key: row.key, column: column) == wanted
-        case .set:
-            let current = try transaction.collectionElements(in: table, key: row.key, column: column)
-            held = current.count == Set(current).count && Set(current) == Set(wanted)
-        case .map:
-            guard let keys, keys.count == wanted.count else { return .some(wanted) }
-            let current = try transaction.mapEntries(in: table, key: row.key, column: column)
-            let currentEntries = Dictionary(current.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
-            let wantedEntries = Dictionary(zip(keys, wanted).map { ($0, $1) }, uniquingKeysWith: { _, last in last })
-            held = currentEntries == wantedEntries
-        case .single:
-            held = false
-        }
-        return held ? .some(nil) : .some(wanted)
+        let (key, links) = try insertRow(object, update: update)
+        added = links
+        return .link(key)
     }
 
     /// Sets a link column; an embedded object it replaces is deleted (it had no other owner).

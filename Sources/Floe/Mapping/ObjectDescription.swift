@@ -1,3 +1,5 @@
+import Foundation
+
 /// Renders objects and collections the way Realm's `description` does: the class, each
 /// persisted property with its value, collections element by element, and linked objects
 /// by class and primary key (embedded objects in full, since only their owner shows them).
@@ -18,6 +20,7 @@ enum ObjectDescription {
         case let object as ObjectBase: return reference(to: object, indent: indent)
         case let collection as any DescribableCollection: return collection.describe(indent: indent)
         case let string as String: return string
+        case let date as Date: return date.floeDescription
         case let mixed as AnyRealmValue: return describe(mixed: mixed, indent: indent)
         default:
             if ValueCoercion.isNull(value) { return "nil" }
@@ -29,10 +32,17 @@ enum ObjectDescription {
         }
     }
 
+    /// How deep embedded objects (and the collections holding them) are shown in full;
+    /// deeper ones show as `Class {…}`, so that how deep they nest never decides how deep
+    /// describing them recurses.
+    static let maximumDepth = 100
+
     /// A linked object: its class and primary key; an embedded object in full.
     static func reference(to object: ObjectBase, indent: Int) -> String {
         guard let schema = try? SchemaDiscovery.schema(for: type(of: object)) else { return "\(type(of: object))" }
-        if schema.kind == .embedded { return describe(object, indent: indent) }
+        if schema.kind == .embedded {
+            return indent < maximumDepth ? describe(object, indent: indent) : "\(schema.className) {…}"
+        }
         if object.isInvalidated { return "[invalid object]" }
         guard let index = schema.primaryKeyIndex else { return "\(schema.className) object" }
         let key = describe(value: schema.properties[index].accessor.swiftValue(object), indent: indent)

@@ -25,6 +25,21 @@ enum ValueCoercion {
                 guard let entry = dictionary[property.name] ?? dictionary[property.persistedName] else { continue }
                 result[index] = try coerceProperty(entry, to: property, in: schema.className, core: core)
             }
+        case let array as [Any]:
+            // In declared order, computed properties (linking objects) left out, as in Realm.
+            // (Before the object cases: casting an array to a class bridges all of it.)
+            let stored = schema.properties.indices.filter { !schema.properties[$0].isComputed }
+            guard array.count <= stored.count else {
+                throw .invalidOperation(className: schema.className,
+                                        detail: "an array of \(array.count) values was given, but \(schema.className) has \(stored.count) persisted properties (an array fills them in declared order)")
+            }
+            for (index, entry) in zip(stored, array) {
+                result[index] = try coerceProperty(entry, to: schema.properties[index], in: schema.className, core: core)
+            }
+        case _ where isNestedValue(value):
+            // Another kind of collection: refused before a cast to a class could bridge it.
+            throw .typeMismatch(table: schema.className, column: "(value)", expected: "a dictionary, an array or an object",
+                                value: describe(value))
         case let frozen as FrozenObjectSource:
             // A frozen object (from this realm or another): an independent copy of its values.
             return try propertyValues(for: schema, from: frozen.makeObject(), core: core)
@@ -47,16 +62,6 @@ enum ValueCoercion {
                     result[index] = _FloeValue(try coerce(stored.value, stored: true, to: property, in: schema.className))
                 }
             }
-        case let array as [Any]:
-            // In declared order, computed properties (linking objects) left out, as in Realm.
-            let stored = schema.properties.indices.filter { !schema.properties[$0].isComputed }
-            guard array.count <= stored.count else {
-                throw .invalidOperation(className: schema.className,
-                                        detail: "an array of \(array.count) values was given, but \(schema.className) has \(stored.count) persisted properties (an array fills them in declared order)")
-            }
-            for (index, entry) in zip(stored, array) {
-                result[index] = try coerceProperty(entry, to: schema.properties[index], in: schema.className, core: core)
-            }
         default:
             throw .typeMismatch(table: schema.className, column: "(value)", expected: "a dictionary, an array or an object",
                                 value: describe(value))
@@ -75,11 +80,20 @@ enum ValueCoercion {
             return try coerceCollection(value, to: property, in: className, core: core)
         }
         if property.type.columnType == .mixed {
-            return try coerceMixed(value, to: property, in: className, core: core)
+            return try coerceMixed(value, to: property, in: className, core: core, level: 0)
         }
         guard property.type.columnType == .link else {
             return _FloeValue(try coerce(value, to: property, in: className))
         }
+        // Nested values first: `create` checks how deep they nest before looking inside them.
+        if isNestedValue(value) {
+            guard isDictionaryOrArray(value) else {
+                throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName.hasSuffix("?") ? property.type.swiftName : property.type.swiftName + "?",
+                                    value: describe(value))
+            }
+            return .toCreate(value)
+        }
+        if value is FrozenObjectSource { return .toCreate(value) }
         if isNull(value) { return _FloeValue(.null) }
         if let object = value as? ObjectBase {
             return try linkValue(object._floeEncoded, for: property, in: className, core: core)
@@ -87,10 +101,6 @@ enum ValueCoercion {
         if property.type.isMapped, let mapped = value as? any _Persistable, let object = mapped._floeEncoded.object {
             // A value of a type mapped to an embedded object: its persisted object.
             return try linkValue(object._floeEncoded, for: property, in: className, core: core)
-        }
-        if Swift.type(of: value) is NSDictionary.Type || Swift.type(of: value) is NSArray.Type
-            || value is FrozenObjectSource || value is [String: Any] || value is [Any] {
-            return .toCreate(value)
         }
         throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName.hasSuffix("?") ? property.type.swiftName : property.type.swiftName + "?", value: describe(value))
     }
@@ -100,7 +110,7 @@ enum ValueCoercion {
     private static func coerceCollection(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
         let element = property.element
         if isNull(value) { return .elements([]) }
-        if let persistable = value as? any _Persistable, Swift.type(of: persistable)._floeType.collection == property.type.collection {
+        if !isNestedValue(value), let persistable = value as? any _Persistable, Swift.type(of: persistable)._floeType.collection == property.type.collection {
             let encoded = persistable._floeEncoded
             var elements: [_FloeValue] = []
             for stored in encoded.elements ?? [] { elements.append(try coerceStored(stored, to: element, in: className, core: core)) }
@@ -134,7 +144,32 @@ enum ValueCoercion {
     }
 
     /// A mixed value: an `AnyRealmValue`, an object, or any scalar Swift (or JSON) value.
-    private static func coerceMixed(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
+    /// `level`: how many arrays and dictionaries enclose it.
+    private static func coerceMixed(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?,
+                                    level: Int) throws(FloeError) -> _FloeValue {
+        if isNestedValue(value) {
+            // Arrays and dictionaries (JSON's too) become nested lists and dictionaries, as deep
+            // as a mixed value may nest: the depth is checked before anything inside is looked at.
+            guard level < Value.maximumNesting else { throw .mixedNestingTooDeep(table: className, column: property.name) }
+            if let array = value as? [Any] {
+                var values: [Value] = []
+                values.reserveCapacity(array.count)
+                for element in array {
+                    values.append(try coerceMixed(element, to: property, in: className, core: core, level: level + 1).value)
+                }
+                return _FloeValue(.list(values))
+            }
+            if let dictionary = value as? [String: Any] {
+                var entries: [Value.MapEntry] = []
+                entries.reserveCapacity(dictionary.count)
+                for key in dictionary.keys.sorted() {
+                    let entry = try coerceMixed(dictionary[key]!, to: property, in: className, core: core, level: level + 1)
+                    entries.append(Value.MapEntry(key: key, value: entry.value))
+                }
+                return _FloeValue(.dictionary(entries))
+            }
+            throw .typeMismatch(table: className, column: property.name, expected: "AnyRealmValue", value: describe(value))
+        }
         if isNull(value) { return _FloeValue(.null) }
         if let mixed = value as? AnyRealmValue { return mixed._floeEncoded }
         if let object = value as? Object { return AnyRealmValue.object(object)._floeEncoded }
@@ -148,19 +183,6 @@ enum ValueCoercion {
             return _FloeValue(.double(number.doubleValue))
         }
         if let string = value as? NSString { return _FloeValue(.string(string as String)) }
-        // Arrays and dictionaries (JSON's too) become nested lists and dictionaries.
-        if let array = value as? [Any] {
-            var values: [Value] = []
-            for element in array { values.append(try coerceMixed(element, to: property, in: className, core: core).value) }
-            return _FloeValue(.list(values))
-        }
-        if let dictionary = value as? [String: Any] {
-            var entries: [Value.MapEntry] = []
-            for key in dictionary.keys.sorted() {
-                entries.append(Value.MapEntry(key: key, value: try coerceMixed(dictionary[key]!, to: property, in: className, core: core).value))
-            }
-            return _FloeValue(.dictionary(entries))
-        }
         throw .typeMismatch(table: className, column: property.name, expected: "AnyRealmValue", value: describe(value))
     }
 
@@ -190,15 +212,20 @@ enum ValueCoercion {
 
     private static func coerce(_ value: Any, stored: Bool, to property: PropertyInfo, in className: String) throws(FloeError) -> Value {
         let type = property.type
-        let mismatch = FloeError.typeMismatch(table: className, column: property.name, expected: type.swiftName, value: describe(value))
-        if stored, let stored = value as? Value { return try check(stored, against: type, className: className, property: property.name) }
-        if type.columnType == .link {
-            throw .typeMismatch(table: className, column: property.name, expected: type.swiftName, value: describe(value))
+        // Built only when thrown: describing a value is far slower than converting it.
+        func mismatch() -> FloeError {
+            .typeMismatch(table: className, column: property.name, expected: type.swiftName, value: describe(value))
         }
+        if stored, let stored = value as? Value { return try check(stored, against: type, className: className, property: property.name) }
+        // One value for a list, set or map (a migration writing a collection property) is no
+        // collection: refused here, before the engine's single-value write would stop on it.
+        if type.columnType == .link || type.collection != .single { throw mismatch() }
         if isNull(value) {
             guard type.isOptional else { throw .nullForRequired(table: className, column: property.name) }
             return .null
         }
+        // An array or a dictionary is no scalar: refused before a cast could bridge all of it.
+        if isNestedValue(value) { throw mismatch() }
         if let persistable = value as? any _Persistable {
             let valueType = Swift.type(of: persistable)._floeType
             if valueType.columnType == type.columnType && valueType.collection == type.collection {
@@ -226,7 +253,7 @@ enum ValueCoercion {
         default:
             break
         }
-        throw mismatch
+        throw mismatch()
     }
 
     /// Range and size checks that the type system does not make.
@@ -252,10 +279,28 @@ enum ValueCoercion {
         return value
     }
 
+    /// `NSNull`, or an optional holding nothing. Told by the value's type first: casting a
+    /// Swift collection to a class or a protocol (even `is NSNull`) bridges all of it to Foundation.
     static func isNull(_ value: Any) -> Bool {
-        if value is NSNull { return true }
-        let mirror = Mirror(reflecting: value)
-        return mirror.displayStyle == .optional && mirror.children.isEmpty
+        let type = Swift.type(of: value)
+        if type is NSNull.Type { return true }
+        guard type is any OptionalValue.Type, let optional = value as? any OptionalValue else { return false }
+        return optional.isNone
+    }
+
+    /// A collection, Swift's or Foundation's, told by its type alone: casting one to a class
+    /// or a protocol (`as? NSNumber`, `as? ObjectBase`, `as? any _Persistable`) bridges the
+    /// whole nested value to Foundation first, which takes time quadratic in its depth and,
+    /// thousands of levels down, all the stack. Checked before any such cast.
+    static func isNestedValue(_ value: Any) -> Bool {
+        let type = Swift.type(of: value)
+        return type is NSDictionary.Type || type is NSArray.Type || type is any SwiftCollection.Type
+    }
+
+    /// A dictionary with string keys or an array: what nested values are made of.
+    private static func isDictionaryOrArray(_ value: Any) -> Bool {
+        let type = Swift.type(of: value)
+        return type is NSDictionary.Type || type is NSArray.Type || value is [String: Any] || value is [Any]
     }
 
     /// JSON booleans arrive as boolean `NSNumber`s (type code "c"); they are not integers, and
@@ -266,12 +311,39 @@ enum ValueCoercion {
         return false
     }
 
+    /// A short rendering of a value for an error message: strings cut, collections and objects
+    /// named rather than spelled out, dates whatever their interval.
     static func describe(_ value: Any) -> String {
+        if Swift.type(of: value) is NSDictionary.Type, let dictionary = value as? NSDictionary { return "a dictionary of \(dictionary.count) entries" }
+        if Swift.type(of: value) is NSArray.Type, let array = value as? NSArray { return "an array of \(array.count) values" }
+        if let dictionary = value as? [String: Any] { return "a dictionary of \(dictionary.count) entries" }
+        if let array = value as? [Any] { return "an array of \(array.count) values" }
+        if isNestedValue(value) { return "a \(Swift.type(of: value))" }
         switch value {
         case let string as String: return string.utf8.count > 64 ? "'\(string.prefix(61))...' (\(string.utf8.count) bytes)" : "'\(string)'"
         case let data as Data: return "<\(data.count) bytes>"
         case let engine as Value: return engine.debugText
-        default: return "\(value)"
+        case let date as Date: return date.floeDescription
+        case let object as ObjectBase: return "a \(type(of: object).className()) object"
+        default:
+            let text = "\(value)"
+            return text.count > 64 ? "\(text.prefix(61))..." : text
         }
     }
 }
+
+/// An optional, whatever it wraps: lets `isNull` ask whether a value is nil without reflection.
+protocol OptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    var isNone: Bool { self == nil }
+}
+
+/// Swift's collections, whatever they hold, recognised by their type (see `isNestedValue`).
+protocol SwiftCollection {}
+
+extension Array: SwiftCollection {}
+extension Dictionary: SwiftCollection {}
+extension Set: SwiftCollection {}

@@ -313,6 +313,17 @@ extension Date: _PersistableSingleValue {
     public var _floeEncoded: _FloeValue { _FloeValue(.timestamp(timeIntervalSinceReferenceDate)) }
 }
 
+extension Date {
+    /// The date as `print` shows it, or its interval since the reference date where Foundation
+    /// cannot show it: NaN (which traps in `description`), infinities, years beyond its calendar.
+    var floeDescription: String {
+        let interval = timeIntervalSinceReferenceDate
+        guard interval.isFinite else { return "Date(timeIntervalSinceReferenceDate: \(interval))" }
+        let text = "\(self)"
+        return text.hasPrefix("<") ? "Date(timeIntervalSinceReferenceDate: \(interval))" : text
+    }
+}
+
 extension UUID: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .uuid, swiftName: "UUID") }
     /// A declared `@Persisted var id: UUID` gets a fresh random value.

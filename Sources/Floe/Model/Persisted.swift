@@ -185,6 +185,9 @@ extension Persisted: PersistedField {
                 guard field.pointee.column >= 0 else { return field.pointee.value?._floeEncoded ?? Value._floeDefault()._floeEncoded }
                 // A managed list, set or map reads as a handle; decoding it reads its elements out.
                 return Value._floeDecode(object._floeBinding!.read(column: field.pointee.column))._floeEncoded
+            },
+            forgetUnmanagedValue: { object in
+                field(of: object, at: offset).pointee.value = nil
             }
         )
     }
@@ -264,16 +267,21 @@ final class PropertyAccessor: @unchecked Sendable {
     let detachedValue: (ObjectBase) -> _FloeValue
     /// The property's value as the model's getter returns it (for descriptions).
     let swiftValue: (ObjectBase) -> Any
+    /// Lets go of the value an object held while unmanaged (a managed object reads its realm):
+    /// a long chain of linked objects, once added, is then not released link by link, recursively.
+    let forgetUnmanagedValue: (ObjectBase) -> Void
 
     init(columnOffset: Int, typedField: TypedField? = nil, unmanagedValue: @escaping (ObjectBase) -> _FloeValue,
          setUnmanaged: @escaping (ObjectBase, _FloeValue) -> Void,
-         swiftValue: @escaping (ObjectBase) -> Any, detachedValue: @escaping (ObjectBase) -> _FloeValue) {
+         swiftValue: @escaping (ObjectBase) -> Any, detachedValue: @escaping (ObjectBase) -> _FloeValue,
+         forgetUnmanagedValue: @escaping (ObjectBase) -> Void = { _ in }) {
         self.columnOffset = columnOffset
         self.typedField = typedField
         self.unmanagedValue = unmanagedValue
         self.setUnmanaged = setUnmanaged
         self.swiftValue = swiftValue
         self.detachedValue = detachedValue
+        self.forgetUnmanagedValue = forgetUnmanagedValue
     }
 
     /// Makes the field read and write `column` of the object's binding (-1: unmanaged again).

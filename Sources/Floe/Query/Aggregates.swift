@@ -200,14 +200,14 @@ extension Results: _AggregatableObjects {
     public typealias _AggregatedObject = Element
 
     public func _aggregationSource() throws -> _AggregationSource {
-        guard let binding = try core.tableBinding(for: Element.self) else {
-            return _AggregationSource(type: Element.self, binding: nil, reader: nil, keys: [])
+        guard let binding = try core.tableBinding(for: elementType) else {
+            return _AggregationSource(type: elementType, binding: nil, reader: nil, keys: [])
         }
         let reader = try core.currentReader()
         let keys = try query.map { query throws(FloeError) in
             try query.keys(in: binding, reader: reader) { (type) throws(FloeError) in try core.tableBinding(for: type) }
         }
-        return _AggregationSource(type: Element.self, binding: binding, reader: reader, keys: keys)
+        return _AggregationSource(type: elementType, binding: binding, reader: reader, keys: keys)
     }
 }
 
@@ -215,13 +215,13 @@ extension FrozenResults: _AggregatableObjects {
     public typealias _AggregatedObject = Element
 
     public func _aggregationSource() throws -> _AggregationSource {
-        guard let binding = try FrozenSource.binding(for: Element.self, in: snapshot) else {
-            return _AggregationSource(type: Element.self, binding: nil, reader: nil, keys: [])
+        guard let binding = try FrozenSource.binding(for: elementType, in: snapshot) else {
+            return _AggregationSource(type: elementType, binding: nil, reader: nil, keys: [])
         }
         let keys = try query.map { query throws(FloeError) in
             try query.keys(in: binding, reader: snapshot) { (type) throws(FloeError) in try FrozenSource.binding(for: type, in: snapshot) }
         }
-        return _AggregationSource(type: Element.self, binding: binding, reader: snapshot, keys: keys)
+        return _AggregationSource(type: elementType, binding: binding, reader: snapshot, keys: keys)
     }
 }
 

@@ -78,9 +78,9 @@ extension FrozenResults {
 
     private func narrowed(_ query: ResultsQuery) throws -> FrozenResults<Element> {
         let snapshot = self.snapshot
-        try query.validate(for: Element.self, binding: FrozenSource.binding(for: Element.self, in: snapshot)) { (type) throws(FloeError) in
+        try query.validate(for: elementType, binding: FrozenSource.binding(for: elementType, in: snapshot)) { (type) throws(FloeError) in
             try FrozenSource.binding(for: type, in: snapshot)
         }
-        return try FrozenResults(snapshot: snapshot, query: query)
+        return try FrozenResults(snapshot: snapshot, query: query, elementType: elementType)
     }
 }

@@ -8,6 +8,8 @@
 /// ```
 public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     let snapshot: Snapshot
+    /// The class whose objects these are (see ``Results``).
+    let elementType: Element.Type
     let binding: TableBinding?
     /// The predicate and order these results were frozen with.
     let query: ResultsQuery?
@@ -15,10 +17,11 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     let keys: [Int64]?
 
     /// Every object of the class at `snapshot`, narrowed and ordered by `query`.
-    init(snapshot: Snapshot, query: ResultsQuery? = nil) throws(FloeError) {
+    init(snapshot: Snapshot, query: ResultsQuery? = nil, elementType: Element.Type = Element.self) throws(FloeError) {
         self.snapshot = snapshot
         self.query = query
-        let binding = try FrozenSource.binding(for: Element.self, in: snapshot)
+        self.elementType = elementType
+        let binding = try FrozenSource.binding(for: elementType, in: snapshot)
         self.binding = binding
         if let query, let binding {
             keys = try query.keys(in: binding, reader: snapshot) { (type) throws(FloeError) in try FrozenSource.binding(for: type, in: snapshot) }
@@ -29,10 +32,11 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
 
     /// The results of `query` at `snapshot` whose keys, in order, are already known (a change
     /// stream derived them from the previous version's).
-    init(snapshot: Snapshot, query: ResultsQuery, keys: [Int64]) throws(FloeError) {
+    init(snapshot: Snapshot, query: ResultsQuery, keys: [Int64], elementType: Element.Type = Element.self) throws(FloeError) {
         self.snapshot = snapshot
         self.query = query
-        let binding = try FrozenSource.binding(for: Element.self, in: snapshot)
+        self.elementType = elementType
+        let binding = try FrozenSource.binding(for: elementType, in: snapshot)
         self.binding = binding
         self.keys = binding == nil ? [] : keys
     }
@@ -40,6 +44,7 @@ public struct FrozenResults<Element: Object>: RandomAccessCollection, Sendable {
     /// No objects (a class that does not match the frozen file).
     init(empty snapshot: Snapshot) {
         self.snapshot = snapshot
+        elementType = Element.self
         binding = nil
         query = nil
         keys = []

@@ -40,9 +40,9 @@ extension Results {
     }
 
     func narrowed(_ query: ResultsQuery) throws -> Results<Element> {
-        try query.validate(for: Element.self, binding: core.tableBinding(for: Element.self)) { (type) throws(FloeError) in
+        try query.validate(for: elementType, binding: core.tableBinding(for: elementType)) { (type) throws(FloeError) in
             try core.tableBinding(for: type)
         }
-        return Results(core: core, query: query)
+        return Results(core: core, query: query, elementType: elementType)
     }
 }

@@ -8,6 +8,6 @@ protocol WholeClassResults {
 
 extension Results: WholeClassResults {
     var everyObjectOfClass: (context: ObjectContext, type: ObjectBase.Type)? {
-        query == nil ? (core, Element.self) : nil
+        query == nil ? (core, elementType) : nil
     }
 }

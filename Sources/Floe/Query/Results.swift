@@ -10,15 +10,19 @@
 /// ```
 public struct Results<Element: Object>: RandomAccessCollection {
     let core: ObjectContext
+    /// The class whose objects these are: `Element`, or the subclass of it that was passed
+    /// (`realm.objects(type)` with `let type: Object.Type = Dog.self` reads Dogs, as in Realm).
+    let elementType: Element.Type
     /// The predicate and order (nil: every object, in key order).
     let query: ResultsQuery?
     /// The matching keys of the version last evaluated: valid while the reader's root and
     /// mutation count are those recorded.
     private let cache = KeyCache()
 
-    init(core: ObjectContext, query: ResultsQuery? = nil) {
+    init(core: ObjectContext, query: ResultsQuery? = nil, elementType: Element.Type = Element.self) {
         self.core = core
         self.query = query
+        self.elementType = elementType
     }
 
     /// The position of the first element: always 0.
@@ -222,8 +226,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// A frozen, `Sendable` snapshot of these results at the realm's last committed version
     /// (filtered and sorted results freeze with their predicate and order).
     public func freeze() throws -> FrozenResults<Element> {
-        _ = try core.tableBinding(for: Element.self)   // a class that no longer matches the file throws here
-        return try FrozenResults(snapshot: core.latestSnapshot(), query: query)
+        _ = try core.tableBinding(for: elementType)   // a class that no longer matches the file throws here
+        return try FrozenResults(snapshot: core.latestSnapshot(), query: query, elementType: elementType)
     }
 
     /// The keys `query` selects at the current version (cached until the version changes).
@@ -242,7 +246,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// then the results read as empty and the enclosing read or write throws the error.
     private func tableBinding() -> TableBinding? {
         do {
-            return try core.tableBinding(for: Element.self)
+            return try core.tableBinding(for: elementType)
         } catch {
             core.deferReadError(error)
             return nil

@@ -33,7 +33,7 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
         let all = sections
         precondition(all.indices.contains(position), "Section \(position) is out of bounds for SectionedResults<\(Key.self), \(Element.className())> of \(all.count) sections.")
         // Sections hold objects only when the class's table exists.
-        let binding = (try? results.core.tableBinding(for: Element.self)) ?? nil
+        let binding = (try? results.core.tableBinding(for: results.elementType)) ?? nil
         return ResultsSection(key: all[position].key, keys: all[position].keys, core: results.core, binding: binding)
     }
 
@@ -260,7 +260,7 @@ extension Results {
     ///
     /// - Throws: ``FloeError`` when the realm's version cannot be read.
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true) throws -> SectionedResults<Key, Element> {
-        _ = try core.tableBinding(for: Element.self)
+        _ = try core.tableBinding(for: elementType)
         return SectionedResults(results: self, sectionKey: { $0[keyPath: keyPath] }, keyOrder: ascending)
     }
 

@@ -19,7 +19,7 @@ public struct FrozenRealm: Sendable {
     public func objects<T: Object>(_ type: T.Type) -> FrozenResults<T> {
         // Without a query nothing is evaluated up front, so this cannot fail: a class that no
         // longer matches the file reads as empty here, as `try freeze()` reported when it was made.
-        (try? FrozenResults(snapshot: snapshot)) ?? FrozenResults(empty: snapshot)
+        (try? FrozenResults(snapshot: snapshot, elementType: type)) ?? FrozenResults(empty: snapshot)
     }
 
     /// The object of `type` whose primary key is `key` at this version, or nil.

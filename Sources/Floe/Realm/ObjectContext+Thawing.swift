@@ -3,7 +3,8 @@
 extension ObjectContext {
     /// The live counterpart of a frozen object, or nil if it was deleted since.
     func thaw<T: ObjectBase>(_ frozen: Frozen<T>) -> T? {
-        guard let binding = try? tableBinding(for: T.self),
+        // The frozen object's own class: `T` may be a base class of it.
+        guard let binding = try? tableBinding(for: frozen.binding.schema.type),
               let reader = try? currentReader(),
               (try? reader.contains(frozen.key, in: binding.table)) == true
         else { return nil }
@@ -12,7 +13,7 @@ extension ObjectContext {
 
     /// The live counterpart of frozen results: the same class, filter and order, now.
     func thaw<T: Object>(_ frozen: FrozenResults<T>) -> Results<T> {
-        Results(core: self, query: frozen.query)
+        Results(core: self, query: frozen.query, elementType: frozen.elementType)
     }
 
     /// The live counterpart of a frozen list, or nil if its object was deleted since.

@@ -52,7 +52,8 @@ extension RealmReading where Self: ~Copyable {
     /// let dogs = realm.objects(Dog.self)
     /// ```
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
-        Results(core: _access.context)
+        // The metatype passed, not `T`: `let type: Object.Type = Dog.self` reads Dogs.
+        Results(core: _access.context, elementType: type)
     }
 
     /// The object of `type` whose primary key is `key`, or nil.

@@ -109,3 +109,39 @@ final class ThisClassNameIsFarTooLongToBeATableNameBecauseItHasMoreThanFiftySeve
 final class LongPropertyName: Object {
     @Persisted var thisPropertyNameIsFarTooLongToBeAColumnNameBecauseItIsOverSixtyThreeBytes = 0
 }
+
+/// A linked list of objects: chains longer than any recursion could follow.
+final class ChainLink: Object {
+    @Persisted var index = 0
+    @Persisted var next: ChainLink?
+}
+
+/// The owner of embedded objects nested in one another.
+final class NestingOwner: Object {
+    @Persisted var name = ""
+    @Persisted var nested: NestedEmbedded?
+    @Persisted var nestedList: List<NestedEmbedded>
+}
+
+final class NestedEmbedded: EmbeddedObject {
+    @Persisted var depth = 0
+    @Persisted var child: NestedEmbedded?
+}
+
+/// Every kind of place a string, a binary value, a date or a map key can be stored.
+final class ValueHolder: Object {
+    @Persisted var name = ""
+    @Persisted var data = Data()
+    @Persisted var date = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var optionalDate: Date?
+    @Persisted(indexed: true) var indexedDate = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var dates: List<Date>
+    @Persisted var strings: List<String>
+    @Persisted var stringSet: MutableSet<String>
+    @Persisted var dataList: List<Data>
+    @Persisted var map: Map<String, String>
+    @Persisted var mixed: AnyRealmValue
+    @Persisted var mixedList: List<AnyRealmValue>
+    @Persisted var mixedMap: Map<String, AnyRealmValue>
+    @Persisted var link: ValueHolder?
+}
