@@ -12,7 +12,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     let core: ObjectContext
     /// The class whose objects these are: `Element`, or the subclass of it that was passed
     /// (`realm.objects(type)` with `let type: Object.Type = Dog.self` reads Dogs, as in Realm).
-    let elementType: Element.Type
+    private let elementTypeHolder: ElementTypeHolder
+    var elementType: Element.Type { elementTypeHolder.type as! Element.Type }
     /// The predicate and order (nil: every object, in key order).
     let query: ResultsQuery?
     /// The matching keys of the version last evaluated: valid while the reader's root and
@@ -22,7 +23,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     init(core: ObjectContext, query: ResultsQuery? = nil, elementType: Element.Type = Element.self) {
         self.core = core
         self.query = query
-        self.elementType = elementType
+        elementTypeHolder = ElementTypeHolder(elementType)
     }
 
     /// The position of the first element: always 0.
@@ -285,4 +286,14 @@ final class KeyCache {
 extension Results: RealmCollection, _ObjcBridgeable {
     /// The type of the collection's elements (Realm's name for `Element`).
     public typealias ElementType = Element
+}
+
+/// The class a `Results` reads, held by reference: a metatype stored in `Results` itself makes
+/// the compiler warn, where it must refuse, when live results leave their realm's actor.
+final class ElementTypeHolder {
+    let type: ObjectBase.Type
+
+    init(_ type: ObjectBase.Type) {
+        self.type = type
+    }
 }
