@@ -1,12 +1,29 @@
 import Foundation
 
-// Deleting objects: their embedded objects go with them, and links to them become nil.
+// Deleting objects: their embedded objects go with them, and so do the objects their cascading
+// links reach that nothing else links to (DeletionPlan); links to them become nil.
 
 extension ObjectContext {
-    /// Deletes a managed object of this realm (and the embedded objects it owns); links to
-    /// it become nil.
+    /// Deletes a managed object of this realm (and the embedded objects it owns, and what its
+    /// cascading links reach that nothing else links to); links to it become nil.
     func delete(_ object: ObjectBase) throws(FloeError) {
+        try delete([object])
+    }
+
+    /// Deletes managed objects of this realm together: every object is checked before any is
+    /// deleted, and the delete rules apply to all of them at once (a target that only these
+    /// objects link to goes, whichever of them links to it).
+    func delete(_ objects: [ObjectBase]) throws(FloeError) {
         _ = try requireWrite()
+        var roots: [(binding: TableBinding, key: Int64)] = []
+        for object in objects {
+            roots.append(try deletableRow(of: object))
+        }
+        try deleteRows(roots)
+    }
+
+    /// The row of an object that may be deleted, or the error that says why it may not.
+    private func deletableRow(of object: ObjectBase) throws(FloeError) -> (binding: TableBinding, key: Int64) {
         if object is AsymmetricObject {
             throw .invalidOperation(className: type(of: object).className(), detail: "asymmetric objects cannot be deleted; they leave through realm.outbox(_:) once acknowledged")
         }
@@ -20,43 +37,32 @@ extension ObjectContext {
         if binding.tableBinding.schema.kind == .asymmetric {
             throw .invalidOperation(className: binding.className, detail: "asymmetric objects cannot be deleted; they leave through realm.outbox(_:) once acknowledged")
         }
-        guard try deleteRow(binding.tableBinding, key: binding.key) else {
+        guard try requireWrite().contains(binding.key, in: binding.tableBinding.table) else {
             throw .objectNotInRealm(className: binding.className, detail: "was already deleted (or its write was rolled back); check isInvalidated first")
         }
+        return (binding.tableBinding, binding.key)
     }
 
-    /// Deletes one row: first the embedded objects it owns (and theirs), then the row, then
-    /// every link to it. Returns whether the row was there to delete.
+    /// Deletes one row and what goes with it. Returns whether the row was there to delete.
     @discardableResult
     func deleteRow(_ binding: TableBinding, key: Int64) throws(FloeError) -> Bool {
+        guard try requireWrite().contains(key, in: binding.table) else { return false }
+        try deleteRows([(binding, key)])
+        return true
+    }
+
+    /// Deletes rows present in the open write, with the embedded objects they own and what
+    /// their cascading links reach (``planDeletion(of:)``); links to every deleted row go.
+    private func deleteRows(_ roots: [(binding: TableBinding, key: Int64)]) throws(FloeError) {
         let transaction = try requireWrite()
-        guard try transaction.contains(key, in: binding.table) else { return false }
-        // The rows go owners' last, each embedded object after those it owns, as recursion
-        // would delete them; found with a worklist, since embedded objects may nest as deep
-        // as the user likes. Walking the owned objects last-first and reversing the walk gives
-        // exactly that order.
-        var walk: [(binding: TableBinding, key: Int64)] = []
-        var pending = [(binding: binding, key: key)]
-        while let (owner, ownerKey) = pending.popLast() {
-            walk.append((owner, ownerKey))
-            for (index, property) in owner.schema.properties.enumerated() {
-                guard let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded,
-                      let targetBinding = try tableBinding(for: target)
-                else { continue }
-                let column = owner.columnOfProperty[index]
-                let owned: [Value] = property.type.collection == .single
-                    ? [try transaction.value(in: owner.table, key: ownerKey, column: column)]
-                    : try transaction.collectionElements(in: owner.table, key: ownerKey, column: column)
-                for case .link(let ownedKey) in owned where try transaction.contains(ownedKey, in: targetBinding.table) {
-                    pending.append((targetBinding, ownedKey))
-                }
+        let plan = try planDeletion(of: roots)
+        for unit in plan.unitsInOrder {
+            // Each embedded object after those it owns, owners last, as recursion would.
+            for (owner, ownerKey) in unit.rows.reversed() where try transaction.contains(ownerKey, in: owner.table) {
+                try transaction.deleteObject(from: owner.table, key: ownerKey)
+                try unlinkIncoming(table: owner.table.name, key: ownerKey)
             }
         }
-        for (owner, ownerKey) in walk.reversed() where try transaction.contains(ownerKey, in: owner.table) {
-            try transaction.deleteObject(from: owner.table, key: ownerKey)
-            try unlinkIncoming(table: owner.table.name, key: ownerKey)
-        }
-        return true
     }
 
     /// Nils every to-one link to the object `key` of `table`.
@@ -105,7 +111,8 @@ extension ObjectContext {
     func deleteEveryObjectAtOnce(of type: ObjectBase.Type) throws(FloeError) -> Bool {
         let transaction = try requireWrite()
         guard let binding = try tableBinding(for: type), binding.schema.kind == .topLevel else { return false }
-        for property in binding.schema.properties {
+        for property in binding.schema.properties where property.type.objectType != nil {
+            if property.deleteRule == .cascade { return false }
             if let target = property.type.objectType, try SchemaDiscovery.schema(for: target).kind == .embedded { return false }
         }
         let name = binding.table.name

@@ -48,6 +48,9 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
     public let isIndexed: Bool
     /// For links and collections of objects: the target class name.
     public let objectClassName: String?
+    /// For links and collections of objects: what deleting the owner does to the targets
+    /// (``DeleteRule/nullify`` unless declared `@Persisted(deleteRule: .cascade)`).
+    public let deleteRule: DeleteRule
 
     init(info: PropertyInfo) {
         name = info.name
@@ -58,10 +61,11 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
         isPrimary = info.isPrimaryKey
         isIndexed = info.isIndexed || info.isPrimaryKey
         objectClassName = info.type.objectType?.className()
+        deleteRule = info.deleteRule
     }
 
     /// The property's name, type, and whether it is indexed, the primary key and optional.
     public var description: String {
-        "\(name) {\n\t\ttype = \(type);\n" + (mappedType.map { "\t\tmappedType = \($0);\n" } ?? "") + "\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
+        "\(name) {\n\t\ttype = \(type);\n" + (mappedType.map { "\t\tmappedType = \($0);\n" } ?? "") + (deleteRule == .cascade ? "\t\tdeleteRule = cascade;\n" : "") + "\t\tindexed = \(isIndexed ? "YES" : "NO");\n\t\tisPrimary = \(isPrimary ? "YES" : "NO");\n\t\toptional = \(isOptional ? "YES" : "NO");\n\t}"
     }
 }

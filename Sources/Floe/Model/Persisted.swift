@@ -118,12 +118,14 @@ struct PropertyOptions: Sendable, Equatable {
     var isPrimaryKey: Bool
     var isIndexed: Bool
     var originProperty: String?
+    var deleteRule: DeleteRule
 
     @usableFromInline
-    init(isPrimaryKey: Bool = false, isIndexed: Bool = false, originProperty: String? = nil) {
+    init(isPrimaryKey: Bool = false, isIndexed: Bool = false, originProperty: String? = nil, deleteRule: DeleteRule = .nullify) {
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
         self.originProperty = originProperty
+        self.deleteRule = deleteRule
     }
 }
 

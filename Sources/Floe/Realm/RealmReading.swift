@@ -176,6 +176,9 @@ extension RealmWriting where Self: ~Copyable {
 
     /// Deletes a managed object (and the embedded objects it owns); links to it become nil.
     ///
+    /// Relationships declared `@Persisted(deleteRule: .cascade)` delete their targets too,
+    /// unless something else still links to them (see ``DeleteRule``).
+    ///
     /// ```swift
     /// try realm.delete(dog)
     /// ```
@@ -195,9 +198,10 @@ extension RealmWriting where Self: ~Copyable {
            context === _access.context, try context.deleteEveryObjectAtOnce(of: type) {
             return
         }
-        // A list may hold one object twice: it is deleted once.
+        // A list may hold one object twice: it is deleted once. All go together, so that the
+        // delete rules see every one of them as deleted.
         var seen = Set<ObjectBase>()
-        for object in Array(objects) where seen.insert(object).inserted { try _access.context.delete(object) }
+        try _access.context.delete(Array(objects).filter { seen.insert($0).inserted })
     }
 
     /// Deletes every object in the realm.

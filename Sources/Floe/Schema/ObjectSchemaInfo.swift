@@ -49,6 +49,8 @@ struct PropertyInfo: @unchecked Sendable {
     let accessor: PropertyAccessor
     /// For `LinkingObjects`: the property of the origin class that links here.
     var originProperty: String? = nil
+    /// For links, lists, sets and maps of objects: whether deleting the owner deletes the targets.
+    var deleteRule: DeleteRule = .nullify
 
     /// Not stored: computed from other objects (`LinkingObjects`).
     var isComputed: Bool { originProperty != nil }

@@ -73,9 +73,10 @@ enum SchemaDiscovery {
                     throw .invalidSchema(className: className, property: name, reason: "its storage could not be located")
                 }
                 let fieldType = Swift.type(of: field)
-                let property = PropertyInfo(name: name, persistedName: mapping[name] ?? name, type: fieldType.valueType,
+                var property = PropertyInfo(name: name, persistedName: mapping[name] ?? name, type: fieldType.valueType,
                                             isPrimaryKey: field.options.isPrimaryKey, isIndexed: field.options.isIndexed,
                                             accessor: fieldType.makeAccessor(offset: offset), originProperty: field.options.originProperty)
+                property.deleteRule = field.options.deleteRule
                 try SchemaValidation.validate(property, in: className, kind: kind)
                 if field.lacksStartingValue {
                     // A required failable type projection whose mapping refuses its persisted
