@@ -12,8 +12,9 @@ extension Realm {
     ///
     /// - Throws: what `block` throws (the write rolls back), or the commit's error.
     @discardableResult
-    public func write<Result>(withoutNotifying streams: [any ChangeStream], _ block: () throws -> Result) throws -> Result {
-        try writeSkipping(streams, deferringSync: false, block).result
+    public func write<Result>(withoutNotifying streams: [any ChangeStream], _ block: (()) throws -> Result) throws -> Result {
+        // One `Void` parameter, which a closure without arguments matches, as ``write(_:)``'s.
+        try writeSkipping(streams, deferringSync: false) { try block(()) }.result
     }
 
     /// Runs `block` in a write transaction on the realm's actor, from any isolation, that

@@ -67,9 +67,15 @@ public actor Realm {
     ///     }
     /// }
     /// ```
+    ///
+    /// The closure takes no arguments (`write { … }`, as in Realm). Its type is spelled with
+    /// one `Void` parameter, which a closure without arguments matches: that way a mistake
+    /// inside a `write { realm in … }` closure from outside the actor is reported where it is,
+    /// not as a closure expecting no arguments (the compiler weighs both `write`s and would
+    /// blame the closure's shape).
     @discardableResult
-    public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try core.write(block)
+    public func write<Result>(_ block: (()) throws -> Result) throws -> Result {
+        try core.write { try block(()) }
     }
 
     /// Opens a write transaction; end it with ``commitWrite()`` or ``cancelWrite()``.
