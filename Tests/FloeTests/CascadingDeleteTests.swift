@@ -277,3 +277,49 @@ protocol CascadeKeyed { var id: Int { get } }
         #expect(try await Self.ids(realm, Invoice.self).isEmpty)
     }
 }
+
+/// Deleting an object that an `AnyRealmValue` in a list, set or map holds: the element reads as
+/// `.none` afterwards (as a to-one `AnyRealmValue` does), never as a link to a missing object.
+@Suite struct MixedCollectionUnlinkTests {
+    final class Holder: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var one: AnyRealmValue
+        @Persisted var many: List<AnyRealmValue>
+        @Persisted var named: Map<String, AnyRealmValue>
+    }
+
+    final class Thing: Object {
+        @Persisted(primaryKey: true) var id = 0
+    }
+
+    @Test func deletedObjectsLeaveNoDanglingMixedElements() async throws {
+        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mixed-unlink-\(UUID())", objectTypes: [Holder.self, Thing.self]))
+        try await realm.write { realm in
+            let holder = try realm.create(Holder.self, value: ["id": 1])
+            let thing = try realm.create(Thing.self, value: ["id": 1])
+            let other = try realm.create(Thing.self, value: ["id": 2])
+            holder.one = .object(thing)
+            holder.many.append(.object(thing))
+            holder.many.append(.int(5))
+            holder.many.append(.object(other))
+            holder.named["a"] = .object(thing)
+            holder.named["b"] = .object(other)
+        }
+        try await realm.write { realm in try realm.delete(realm.object(ofType: Thing.self, forPrimaryKey: 1)!) }
+        let (one, many, named) = try await realm.read { realm in
+            let holder = realm.object(ofType: Holder.self, forPrimaryKey: 1)!
+            func describe(_ value: AnyRealmValue) -> String {
+                switch value {
+                case .none: "none"
+                case .int(let int): "int \(int)"
+                case .object(let object): "object \((object as? Thing)?.id ?? -1)"
+                default: "other"
+                }
+            }
+            return (describe(holder.one), holder.many.map(describe), holder.named.keys.sorted().map { describe(holder.named[$0]!) })
+        }
+        #expect(one == "none")
+        #expect(many == ["none", "int 5", "object 2"])
+        #expect(named == ["none", "object 2"])
+    }
+}
