@@ -34,6 +34,7 @@ public enum DeleteRule: Sendable, Hashable, CustomStringConvertible {
     /// Deleting the owner deletes the targets too, unless something else still links to them.
     case cascade
 
+    /// The rule's name, as the schema's description prints it (`"cascade"`).
     public var description: String {
         switch self {
         case .nullify: "nullify"
