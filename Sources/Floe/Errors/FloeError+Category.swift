@@ -18,7 +18,7 @@ extension FloeError {
     ///     }
     /// }
     /// ```
-    public enum Category: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    public enum Category: Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// The file cannot be opened, read or written: it is no Floe file, was written by a newer
         /// format, is damaged, is locked by another process, was opened read-only, its store is
         /// closed, or a system call failed.
@@ -78,7 +78,17 @@ extension FloeError {
         /// ```swift
         /// print(FloeError.Category.query)   // "query"
         /// ```
-        public var description: String { rawValue }
+        public var description: String {
+            switch self {
+            case .file: "file"
+            case .schema: "schema"
+            case .migration: "migration"
+            case .transaction: "transaction"
+            case .object: "object"
+            case .value: "value"
+            case .query: "query"
+            }
+        }
     }
 
     /// The category this error belongs to: what it is about, to switch on where each case is
