@@ -2,7 +2,9 @@
 ///
 /// Each case carries what is needed to find the culprit: the file and the byte offset
 /// for storage problems, the table, column and value for data problems. The
-/// `description` is a complete sentence meant to be shown to a developer as is.
+/// `description` is a complete sentence meant to be shown to a developer as is, and
+/// ``FloeError/category`` says what kind of failure it is (file, schema, migration, transaction, object,
+/// value or query) for code that handles a kind rather than each case.
 ///
 /// ```swift
 /// do {
@@ -10,7 +12,8 @@
 ///         try realm.create(Dog.self, value: ["name": 42])
 ///     }
 /// } catch let error as FloeError {
-///     print(error)   // "Invalid value 42 for 'Dog.name': expected String."
+///     print(error)            // "Invalid value 42 for 'Dog.name': expected String."
+///     print(error.category)   // "value"
 /// }
 /// ```
 public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible {

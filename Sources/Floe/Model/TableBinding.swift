@@ -21,7 +21,7 @@ final class TableBinding: Sendable {
     let primaryKeyIsObjectKey: Bool
 
     /// - Parameter mappedPropertiesAfter: for a binding that reads properties through extra
-    ///   columns placed after the real ones (a projection's key-path probe), the first such
+    ///   columns placed after the real ones (the key-path probe), the first such
     ///   column: each single type-projected property's extra column names it too, so a failable
     ///   mapping that meets a placeholder finds the property's declared value.
     init(schema: ObjectSchemaInfo, table: TableHandle, columnOfProperty: [Int], columnCount: Int, primaryKeyIsObjectKey: Bool = false,

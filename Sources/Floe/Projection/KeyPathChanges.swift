@@ -1,7 +1,7 @@
 // Change streams restricted by Swift key paths (`[\Dog.name, \Dog.toy?.name]`), as Realm's
-// `observe(keyPaths: [PartialKeyPath<T>])`: each key path is named by the probe that names a
-// projection's key paths (it follows to-one links and embedded objects), then the stream is
-// the string-keyed one.
+// `observe(keyPaths: [PartialKeyPath<T>])`: each key path is named by the key-path probe
+// (`Schema/KeyPathProbe.swift`) as a projected key path is (following to-one links and
+// embedded objects), then the stream is the string-keyed one.
 
 extension RealmObject {
     /// This object's changes to the properties `keyPaths` read, links followed

@@ -23,7 +23,7 @@ public struct ElementMapper<Element: ObjectBase> {
         let count = self.count
         let element = self.element
         return ProjectedCollection(count: count, element: { element($0)[keyPath: member] },
-                                   elementPath: { ProjectedPaths.path(of: member) },
+                                   elementPath: { KeyPathProbe.path(of: member, for: .projection) },
                                    backing: source.map { source in { ProjectedCollectionBacking(mapping: member, of: element, source: source) } })
     }
 }
@@ -41,12 +41,12 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
     let countOfElements: () -> Int
     let element: (Int) -> Element
     /// The element class's property the values come from, for queries and observation.
-    let elementPath: () -> Result<ProjectedPath, FloeError>
+    let elementPath: () -> Result<PropertyPath, FloeError>
     /// Writes, freezing and what the mapped collection answers, made when asked for (nil:
     /// nothing to ask).
     let makeBacking: (() -> ProjectedCollectionBacking<Element>)?
 
-    init(count: @escaping () -> Int, element: @escaping (Int) -> Element, elementPath: @escaping () -> Result<ProjectedPath, FloeError>,
+    init(count: @escaping () -> Int, element: @escaping (Int) -> Element, elementPath: @escaping () -> Result<PropertyPath, FloeError>,
          backing: (() -> ProjectedCollectionBacking<Element>)? = nil) {
         countOfElements = count
         self.element = element
@@ -98,4 +98,9 @@ extension MutableSet where Element: ObjectBase {
     public var projectTo: ElementMapper<Element> {
         ElementMapper(count: { self.count }, element: { self[self.index(self.startIndex, offsetBy: $0)] }, source: .set(self))
     }
+}
+
+extension ProjectedCollection: ElementPathCarrying {
+    /// The elements' property the key-path probe adds after the mapped collection's path.
+    func mappedElementPath() -> Result<PropertyPath, FloeError> { elementPath() }
 }

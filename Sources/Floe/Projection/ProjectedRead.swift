@@ -76,7 +76,7 @@ enum ProjectedReads {
     /// linking objects) stays a key path.
     private static func compile<Root: ObjectBase, Value>(_ keyPath: KeyPath<Root, Value>) -> ProjectedRead<Value> {
         let refused = ProjectedRead<Value>(links: [], property: -1, readColumn: nil)
-        guard case .success(let path) = ProjectedPaths.path(of: keyPath), path.toManyPrefix == nil, !path.components.isEmpty,
+        guard case .success(let path) = KeyPathProbe.path(of: keyPath, for: .projection), path.toManyPrefix == nil, !path.components.isEmpty,
               let persistable = Value.self as? any _Persistable.Type else { return refused }
         var links: [(property: Int, target: ObjectBase.Type)] = []
         var type: ObjectBase.Type = Root.self

@@ -3,8 +3,8 @@
 
 enum ProjectedWrite {
     static func assign<Root: ObjectBase, Value>(_ newValue: Value, through keyPath: KeyPath<Root, Value>, of root: Root, in projection: String) {
-        let path: ProjectedPath
-        switch ProjectedPaths.path(of: keyPath) {
+        let path: PropertyPath
+        switch KeyPathProbe.path(of: keyPath, for: .projection) {
         case .success(let found): path = found
         case .failure(let error): preconditionFailure("Cannot assign a property of \(projection): \(error)")
         }

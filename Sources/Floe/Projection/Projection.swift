@@ -254,8 +254,8 @@ public struct Projected<Root: ObjectBase, Value>: ProjectedField {
 
     var rootKeyPath: AnyKeyPath { keyPath }
 
-    func resolvePath() -> Result<ProjectedPath, FloeError> {
-        ProjectedPaths.path(of: keyPath)
+    func resolvePath() -> Result<PropertyPath, FloeError> {
+        KeyPathProbe.path(of: keyPath, for: .projection)
     }
 }
 
@@ -264,7 +264,7 @@ protocol ProjectedField {
     /// The key path on the root object.
     var rootKeyPath: AnyKeyPath { get }
     /// The root's properties the key path reads, by name.
-    func resolvePath() -> Result<ProjectedPath, FloeError>
+    func resolvePath() -> Result<PropertyPath, FloeError>
 }
 
 extension Projection where Root: Object {

@@ -34,7 +34,7 @@ extension ProjectionNames {
     }
 }
 
-extension ProjectedPath {
+extension PropertyPath {
     /// For a collection mapping, the path to the list or set it maps (`"friends"` for
     /// `\Person.friends.projectTo.firstName`); nil for any other projected property.
     var collectionOrigin: String? {

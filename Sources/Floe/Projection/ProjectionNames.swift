@@ -40,21 +40,14 @@ enum ProjectionNames {
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
     ///   class and the key path when it reads no projected property, or several.
     static func named<P: ProjectionObservable>(_ keyPath: PartialKeyPath<P>) throws(FloeError) -> NamedProjectedProperty {
-        let properties = try ProjectionSchema.properties(of: P.self)
-        let probe = P(projecting: P.Root())
-        var read: [AnyKeyPath] = []
-        guard let recording = probe as? Projection<P.Root> else {
+        _ = try ProjectionSchema.properties(of: P.self)
+        guard P.self is Projection<P.Root>.Type else {
             throw .invalidKeyPath(className: "\(P.self)", keyPath: "\(keyPath)", reason: "only a Projection subclass names its properties by key path")
         }
-        recording.fieldReadRecorder = { read.append($0.rootKeyPath) }
-        _ = probe[keyPath: keyPath]
-        recording.fieldReadRecorder = nil
-        let fields = Mirror.projectedFields(of: probe)
-        guard read.count == 1, let found = fields.firstIndex(where: { $0.rootKeyPath == read[0] }), properties.indices.contains(found) else {
+        guard let property = try ProjectionSchema.property(readBy: keyPath) else {
             throw .invalidKeyPath(className: "\(P.self)", keyPath: "\(keyPath)",
                                   reason: "it reads no @Projected property of '\(P.self)', or several: name one projected property")
         }
-        let property = properties[found]
         return NamedProjectedProperty(name: property.name, rootPath: property.path.components, property: property)
     }
 
@@ -64,6 +57,6 @@ enum ProjectionNames {
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and the
     ///   key path when it reads no persisted property, or several.
     static func rootNames<Root: ObjectBase>(_ keyPaths: [PartialKeyPath<Root>]) throws(FloeError) -> [String] {
-        try keyPaths.map { keyPath throws(FloeError) in try ProjectedPaths.path(ofPartial: keyPath).get().dotted }
+        try keyPaths.map { keyPath throws(FloeError) in try KeyPathProbe.path(of: keyPath, for: .projection).get().dotted }
     }
 }

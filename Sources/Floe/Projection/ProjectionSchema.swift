@@ -6,7 +6,7 @@ struct ProjectedProperty {
     /// The projection's name for it.
     let name: String
     /// The root's properties it reads.
-    let path: ProjectedPath
+    let path: PropertyPath
 }
 
 enum ProjectionSchema {
@@ -81,16 +81,31 @@ enum ProjectionSchema {
     }
 
     /// The projected property that `keyPath` of the projection reads.
+    ///
+    /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the projection
+    ///   class and the key path when it reads no projected property, or several.
     static func property<P: ProjectionObservable, V>(_ keyPath: KeyPath<P, V>) throws(FloeError) -> ProjectedProperty {
-        let properties = try properties(of: P.self)
-        let probe = P(projecting: P.Root())
-        var read: [AnyKeyPath] = []
-        (probe as? Projection<P.Root>)?.fieldReadRecorder = { read.append($0.rootKeyPath) }
-        _ = probe[keyPath: keyPath]
-        let fields = Mirror.projectedFields(of: probe)
-        guard read.count == 1, let found = fields.firstIndex(where: { $0.rootKeyPath == read[0] }), properties.indices.contains(found) else {
+        guard let property = try property(readBy: keyPath) else {
             throw .invalidKeyPath(className: "\(P.self)", keyPath: "\(keyPath)",
                                   reason: "it reads no @Projected property, or several: queries and sorts name one projected property")
+        }
+        return property
+    }
+
+    /// The projected property a Swift key path of the projection reads (`\PersonProjection.homeCity`):
+    /// a projection of a new root object reports each field the key path reads. Nil when it
+    /// reads none or several, or when `P` is no ``Projection`` (only a projection reports reads).
+    static func property<P: ProjectionObservable>(readBy keyPath: PartialKeyPath<P>) throws(FloeError) -> ProjectedProperty? {
+        let properties = try properties(of: P.self)
+        let probe = P(projecting: P.Root())
+        guard let recording = probe as? Projection<P.Root> else { return nil }
+        var read: [AnyKeyPath] = []
+        recording.fieldReadRecorder = { read.append($0.rootKeyPath) }
+        _ = probe[keyPath: keyPath]
+        recording.fieldReadRecorder = nil
+        let fields = Mirror.projectedFields(of: probe)
+        guard read.count == 1, let found = fields.firstIndex(where: { $0.rootKeyPath == read[0] }), properties.indices.contains(found) else {
+            return nil
         }
         return properties[found]
     }

@@ -82,28 +82,37 @@ extension Query {
     /// The persisted property `member` reads, or a typed error naming the queried class and the
     /// key path; a key path whose root is no model class (which the constraints above keep out)
     /// is refused here rather than handed to schema discovery.
-    func property<Root: ObjectBase, V>(_ member: KeyPath<Root, V>) -> Result<QueryPropertyName, FloeError> {
+    func property<Root: ObjectBase, V>(_ member: KeyPath<Root, V>) -> Result<PropertyPath, FloeError> {
         let root = Swift.type(of: member as AnyKeyPath).rootType
-        guard QueryPropertyNames.isModelClass(root) else {
-            var step = QueryPropertyNames.describe(member)
+        guard Self.isModelClass(root) else {
+            var step = KeyPathProbe.describe(member)
             if step.hasPrefix("\\\(root).") { step.removeFirst("\\\(root).".count) }
             let path = written.isEmpty ? step : "\(written).\(step)"
             return .failure(refusal(path, "\(root) is not a model class: a query reads the @Persisted properties of objects, not the members of a \(root)"))
         }
-        return QueryPropertyNames.property(member)
+        return KeyPathProbe.path(of: member, for: .query)
+    }
+
+    /// Whether `type` is a model class: the root of a key path the builder was handed, checked
+    /// at run time (kept from being folded away by the compiler, which takes the generic
+    /// constraints on trust).
+    @inline(never) @_optimize(none)
+    static func isModelClass(_ type: Any.Type) -> Bool {
+        type is ObjectBase.Type
     }
 }
 
 extension Query {
-    func appending<V>(_ resolved: Result<QueryPropertyName, FloeError>) -> Query<V> {
+    func appending<V>(_ resolved: Result<PropertyPath, FloeError>) -> Query<V> {
         switch (node, resolved) {
         case (.invalid(let error), _), (_, .failure(let error)):
             return Query<V>(.invalid(error), className: className)
         case (.keyPath(let path, let collection), .success(let property)):
-            let extended = QueryKeyPath(path.components + [.property(property.name)])
-            return Query<V>(.keyPath(extended, collection: collection ?? (property.isToMany ? extended : nil)), className: className)
+            let extended = QueryKeyPath(path.components + property.components.map { .property($0) })
+            let throughMany = property.toManyPrefix.map { QueryKeyPath(path.components + property.components.prefix($0).map { .property($0) }) }
+            return Query<V>(.keyPath(extended, collection: collection ?? throughMany), className: className)
         case (_, .success(let property)):
-            return Query<V>(.invalid(refusal(property.name, "a computed value has no properties")), className: className)
+            return Query<V>(.invalid(refusal(property.dotted, "a computed value has no properties")), className: className)
         }
     }
 
