@@ -4,7 +4,10 @@ import Foundation
 // Floe's query semantics: a comparison against a list property holds when any element
 // satisfies it; nil equals only nil and has no order; numbers compare across int, double
 // and date; a link compares as its target's key; a uuid or an object id compares with a
-// string claim by its text (claims arrive as JSON, where both are strings).
+// string claim by its text (claims arrive as JSON, where both are strings). A claim the token
+// does not carry makes its comparison false, whatever the operator: a missing claim grants
+// nothing, not even against a nil property (`teamId IN $jwt.teams` holds for no object when
+// the token has no teams).
 
 extension RuleExpression {
     func evaluate(object: [String: SyncValue], claims: [String: SyncValue]) -> Bool {
@@ -14,28 +17,35 @@ extension RuleExpression {
         case .or(let parts): return parts.contains { $0.evaluate(object: object, claims: claims) }
         case .not(let inner): return !inner.evaluate(object: object, claims: claims)
         case .comparison(let lhs, let op, let rhs, let caseInsensitive):
-            let left = lhs.value(object: object, claims: claims)
-            let right = rhs.value(object: object, claims: claims)
+            guard let left = lhs.value(object: object, claims: claims), let right = rhs.value(object: object, claims: claims) else { return false }
             return RuleComparison(caseInsensitive: caseInsensitive).holds(left, op, right)
         }
     }
 }
 
 extension RuleOperand {
-    func value(object: [String: SyncValue], claims: [String: SyncValue]) -> SyncValue {
+    /// The operand's value; nil for a claim the token does not carry (a property that is not
+    /// there is `.null`, as an unset property is).
+    func value(object: [String: SyncValue], claims: [String: SyncValue]) -> SyncValue? {
         switch self {
-        case .property(let path): return Self.descend(object, path)
+        case .property(let path): return Self.descend(object, path) ?? .null
         case .claim(let path): return Self.descend(claims, path)
         case .literal(let value): return value
-        case .list(let elements): return .list(elements.map { $0.value(object: object, claims: claims) })
+        case .list(let elements):
+            var values: [SyncValue] = []
+            for element in elements {
+                guard let value = element.value(object: object, claims: claims) else { continue }
+                values.append(value)
+            }
+            return .list(values)
         }
     }
 
     /// The value at `path`, entering maps (embedded objects, map properties, object claims); nil when absent.
-    private static func descend(_ root: [String: SyncValue], _ path: [String]) -> SyncValue {
-        guard let first = path.first, var value = root[first] else { return .null }
+    private static func descend(_ root: [String: SyncValue], _ path: [String]) -> SyncValue? {
+        guard let first = path.first, var value = root[first] else { return nil }
         for name in path.dropFirst() {
-            guard case .map(let entries) = value, let next = entries[name] else { return .null }
+            guard case .map(let entries) = value, let next = entries[name] else { return nil }
             value = next
         }
         return value
@@ -50,7 +60,11 @@ struct RuleComparison {
         switch op {
         case .in:
             let candidates: [SyncValue]
-            if case .list(let elements) = right { candidates = elements } else { candidates = [right] }
+            switch right {
+            case .list(let elements): candidates = elements
+            case .null: return false
+            default: candidates = [right]
+            }
             if case .list(let elements) = left {
                 return elements.contains { element in candidates.contains { equal(element, $0) } }
             }

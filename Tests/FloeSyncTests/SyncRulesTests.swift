@@ -49,15 +49,25 @@ let rulesSchema = SyncSchema(version: 1, classes: [
         #expect(!team.allows(.read, className: "Note", object: note("x", team: "blue"), claims: bob))
     }
 
-    @Test func aMissingClaimIsNilAndGrantsNothing() throws {
+    @Test func aMissingClaimGrantsNothing() throws {
         let admin = try rules("$jwt.role == 'admin' OR $jwt.groups CONTAINS 'x'")
         #expect(!admin.allows(.read, className: "Note", object: note("ann"), claims: ["sub": .string("ann")]))
-        let noRole = try rules("$jwt.role == nil")
-        #expect(noRole.allows(.read, className: "Note", object: note("ann"), claims: [:]))
-        // An owner rule does not match an object whose owner is missing when the claim is missing too... unless both are nil.
+        // A missing claim makes its comparison false, even against a nil property and with !=.
+        let team = try rules("teamId IN $jwt.teams")
+        #expect(!team.allows(.read, className: "Note", object: note("x", team: nil), claims: ["sub": .string("ann")]))
+        #expect(try !rules("teamId == $jwt.team").allows(.read, className: "Note", object: note("x", team: nil), claims: [:]))
+        #expect(try !rules("teamId != $jwt.team").allows(.read, className: "Note", object: note("x", team: "red"), claims: [:]))
+        #expect(try !rules("$jwt.role == nil").allows(.read, className: "Note", object: note("ann"), claims: [:]))
+        #expect(try !rules("address.city == $jwt.org.city").allows(.read, className: "Note", object: note("x"), claims: ["org": .map([:])]))
+        // A claim that is there and null is nil.
+        #expect(try rules("teamId == $jwt.team").allows(.read, className: "Note", object: note("x", team: nil), claims: ["team": .null]))
+        #expect(try !rules("teamId IN $jwt.teams").allows(.read, className: "Note", object: note("x", team: nil), claims: ["teams": .null]))
+        // A missing claim in a list is left out of it.
+        #expect(try rules("ownerId IN {$jwt.sub, $jwt.alias}").allows(.read, className: "Note", object: note("ann"), claims: ann))
         let owner = try rules("ownerId == $jwt.sub")
         #expect(!owner.allows(.read, className: "Note", object: note("ann"), claims: [:]))
         #expect(!owner.allows(.read, className: "Note", object: ["id": .int(1)], claims: ["sub": .string("")]))
+        #expect(!owner.allows(.read, className: "Note", object: ["id": .int(1)], claims: [:]))
     }
 
     @Test func precedenceAndNegation() throws {
