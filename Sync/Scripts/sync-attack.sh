@@ -98,6 +98,11 @@ run rotated
 if ! kill -0 "$server_pid" 2>/dev/null; then echo "✘ the server died during the attacks"; failures=$((failures + 1)); fi
 stop_server
 
+# A flood, against a rate limit below the rate at which the server applies uploads.
+start_server --max-messages-per-second 10
+run flood
+stop_server
+
 # TLS with a test CA: wss:// verifies against the CA, and fails without it.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$keys/ca.key" -out "$keys/ca.pem" -days 2 -subj "/CN=Floe test CA" 2>/dev/null
 openssl req -newkey rsa:2048 -nodes -keyout "$keys/server.key" -out "$keys/server.csr" -subj "/CN=localhost" 2>/dev/null

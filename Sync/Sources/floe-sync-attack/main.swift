@@ -10,6 +10,7 @@ import FloeSync
 //   floe-sync-attack token --dir D --sub S [--role R] [--seconds N]
 //                                               prints an HS256 token (for the end-to-end run)
 //   floe-sync-attack run --dir D --port P       the authentication, rules and limits attacks
+//   floe-sync-attack flood --dir D --port P     a flood of messages (against a low rate limit)
 //   floe-sync-attack rotated --dir D --port P   after a key rotation (SIGHUP): the new key in, the old out
 //   floe-sync-attack model --dir D --port P --operations N --seed S
 //                                               random operations by 5 users against a model
@@ -97,6 +98,10 @@ case "run":
     try await authenticationAttacks(minter, report)
     try await ruleAttacks(minter, report)
     try await limitAttacks(minter, report)
+    report.finish()
+case "flood":
+    let report = Report()
+    try await floodAttack(try Minter(directory: directory), report)
     report.finish()
 case "rotated":
     let report = Report()
