@@ -9,9 +9,10 @@ import PostgresNIO
 /// What one connection may send.
 struct Limits: Sendable {
     /// The largest message, in bytes (a larger one is refused and the connection closed).
-    var messageBytes = 16 << 20
-    /// The most object changes one upload may carry.
-    var batchChanges = 10_000
+    var messageBytes = 64 << 20
+    /// The most object changes one upload may carry. A client never splits a transaction, so
+    /// this must exceed the largest transaction an app commits, or that transaction never uploads.
+    var batchChanges = 100_000
     /// The messages a connection may send per second on average, and in a burst.
     var messagesPerSecond = 100.0
     var burst = 200.0
