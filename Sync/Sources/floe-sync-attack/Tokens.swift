@@ -32,9 +32,10 @@ struct Minter {
         var secret = try read("hs256.secret")
         while secret.hasSuffix("\n") { secret.removeLast() }
         hmacSecret = secret
-        ecPrivate = try read("es256.pem")
-        rsaPrivate = try read("rs256.pem")
-        rsaPublic = try read("rs256.pub.pem")
+        // The key pairs are optional: a directory with only the secret mints HS256 tokens.
+        ecPrivate = (try? read("es256.pem")) ?? ""
+        rsaPrivate = (try? read("rs256.pem")) ?? ""
+        rsaPublic = (try? read("rs256.pub.pem")) ?? ""
     }
 
     /// HS256 with the server's secret (its default key: no kid).
