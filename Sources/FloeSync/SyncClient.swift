@@ -64,8 +64,9 @@ public actor SyncClient {
     public private(set) var refusal: SyncError?
     /// The newest local version of the refused upload.
     private var refusedThrough: UInt64?
-    /// The local version of the upload waiting for its acknowledgement.
+    /// The local version of the upload waiting for its acknowledgement, and how many transactions it carries.
     private var inFlightThrough: UInt64?
+    private var inFlightCount = 0
     /// After a refusal, transactions travel one per upload, so that a refusal names one transaction.
     private var isolating = false
     /// Local versions the uploader has looked at with nothing left unacknowledged.
@@ -257,7 +258,9 @@ public actor SyncClient {
                 lastError = error
                 if error.isRejection, let through = inFlightThrough {
                     refusal = error
-                    refusedThrough = through
+                    // Only a refusal of one transaction can be discarded: a batch of several is
+                    // sent again one transaction at a time, so that the next refusal names one.
+                    refusedThrough = inFlightCount == 1 ? through : nil
                     isolating = true
                 }
                 throw error
@@ -310,6 +313,7 @@ public actor SyncClient {
                 continue
             }
             inFlightThrough = through
+            inFlightCount = transactions.count
             try await connection.send(.upload(transactions: transactions, throughLocalVersion: through))
             try await waitForAcknowledgement(of: through)
             inFlightThrough = nil
@@ -325,7 +329,9 @@ public actor SyncClient {
 
     /// Drops the refused changes (``refusal``) from the upload queue: they stay in this
     /// device's realm but never reach the server, and the changes queued after them upload.
-    /// Returns whether there was a refusal to drop.
+    /// Returns whether there was a refusal to drop: false also while the refusal covers an
+    /// upload of several transactions, which the client is sending again one at a time (call
+    /// again once ``refusal`` is set anew).
     ///
     /// ```swift
     /// if case .forbidden? = await client.refusal { await client.discardRefusedChanges() }
