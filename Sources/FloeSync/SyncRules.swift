@@ -45,9 +45,16 @@ public struct SyncRules: Sendable {
                 } catch {
                     throw .invalidRule(className: className, operation: operation.rawValue, rule: rule, reason: error.reason)
                 }
-                for path in expression.propertyPaths where syncClass.property(named: path[0]) == nil {
-                    throw .invalidRule(className: className, operation: operation.rawValue, rule: rule,
-                                       reason: "'\(className)' has no property '\(path[0])'")
+                for path in expression.propertyPaths {
+                    guard let property = syncClass.property(named: path[0]) else {
+                        throw .invalidRule(className: className, operation: operation.rawValue, rule: rule,
+                                           reason: "'\(className)' has no property '\(path[0])'")
+                    }
+                    // The server holds the object's own values: a path goes into embedded objects and maps, not through links.
+                    if path.count > 1 && property.kind != .embedded && property.kind != .mixed && property.collection != .map {
+                        throw .invalidRule(className: className, operation: operation.rawValue, rule: rule,
+                                           reason: "'\(path.joined(separator: "."))' goes through '\(path[0])', which is no embedded object or map")
+                    }
                 }
                 compiled[className, default: [:]][operation] = expression
             }

@@ -128,6 +128,11 @@ let rulesSchema = SyncSchema(version: 1, classes: [
             return
         }
         #expect(reason.contains("'Note' has no property 'owner'"))
+        guard case .invalidRule("Note", "update", "author.name == $jwt.sub", let linkReason)? = refusal("author.name == $jwt.sub") else {
+            Issue.record("a path through a link is refused")
+            return
+        }
+        #expect(linkReason.contains("'author.name' goes through 'author'"))
         for bad in ["ownerId == ", "ownerId $jwt.sub", "ownerId == 'open", "ownerId == $user.id", "(ownerId == $jwt.sub", "ownerId == $jwt.sub extra",
                     "", "ownerId == 1e999", String(repeating: "(", count: 500) + "TRUEPREDICATE" + String(repeating: ")", count: 500),
                     String(repeating: "NOT ", count: 500) + "TRUEPREDICATE"] {
