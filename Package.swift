@@ -36,4 +36,6 @@ if ProcessInfo.processInfo.environment["FLOE_FUZZ"] != nil {
         package.targets.append(.executableTarget(name: name, dependencies: ["Floe"], path: path,
                                                  swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     }
+    package.targets.append(.executableTarget(name: "floe-fuzz-sync", dependencies: ["FloeSync"], path: "Fuzz/SyncMessage",
+                                             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

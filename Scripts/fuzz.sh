@@ -11,12 +11,14 @@ mode="${1:-60}"
 if [ "$mode" = "ci" ]; then
     limits_file="-seed=1 -runs=30000"
     limits_predicate="-seed=1 -runs=100000"
+    limits_sync="-seed=1 -runs=30000"
 else
     limits_file="-max_total_time=$mode"
     limits_predicate="-max_total_time=$mode"
+    limits_sync="-max_total_time=$mode"
 fi
 export FLOE_FUZZ=1
-for product in floe-fuzz-file floe-fuzz-predicate; do
+for product in floe-fuzz-file floe-fuzz-predicate floe-fuzz-sync; do
     log="$(mktemp)"
     if ! swift build -c debug --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address --product "$product" >"$log" 2>&1; then
         grep -v "ld.gold: warning: Cannot export local symbol" "$log" | tail -20
@@ -26,7 +28,7 @@ for product in floe-fuzz-file floe-fuzz-predicate; do
 done
 bin="$(swift build -c debug --scratch-path .build-fuzz --show-bin-path)"
 status=0
-for target in file predicate; do
+for target in file predicate sync; do
     work="$(mktemp -d)"
     cp Fuzz/Corpus/"$target"/* "$work"/
     limits="limits_$target"

@@ -25,6 +25,14 @@ public actor SyncClient {
         public var maximumBackoff: Duration = .seconds(5)
         /// The schema version the client announces (the realm's `Configuration.schemaVersion` by default).
         public var schemaVersion: UInt64?
+        /// Gives the token (a JWT) each connection presents; called before every connection, so
+        /// it returns a fresh token when the last one expired (``SyncError/tokenExpired``).
+        /// Nil: connections present no token.
+        ///
+        /// ```swift
+        /// options.tokenProvider = { try await auth.currentToken() }
+        /// ```
+        public var tokenProvider: (@Sendable () async throws -> String)?
 
         /// The defaults.
         public init() {}
@@ -51,6 +59,16 @@ public actor SyncClient {
     public private(set) var isConnected = false
     /// The last error met (a refusal from the server, a broken connection); cleared by the next acknowledgement.
     public private(set) var lastError: SyncError?
+    /// The refusal of the changes queued first (a rule or the schema refused them): they stay
+    /// queued until the server accepts them or ``discardRefusedChanges()`` drops them.
+    public private(set) var refusal: SyncError?
+    /// The newest local version of the refused upload.
+    private var refusedThrough: UInt64?
+    /// The local version of the upload waiting for its acknowledgement, and how many transactions it carries.
+    private var inFlightThrough: UInt64?
+    private var inFlightCount = 0
+    /// After a refusal, transactions travel one per upload, so that a refusal names one transaction.
+    private var isolating = false
     /// Local versions the uploader has looked at with nothing left unacknowledged.
     private var settledLocalVersion: UInt64 = 0
     /// The newest server version the server announced or sent.
@@ -156,6 +174,8 @@ public actor SyncClient {
             isConnected = false
             progressed()
             if Task.isCancelled || stopped { break }
+            // An expired token is no failure: the provider gives a new one for the next connection.
+            if lastError == .tokenExpired { continue }
             failures += 1
             let scale = 1 << min(failures - 1, 16)
             var wait = options.minimumBackoff * scale
@@ -169,7 +189,15 @@ public actor SyncClient {
 
     /// One connection: handshake, then uploading and downloading side by side until either fails.
     private func session(connected: () -> Void) async throws {
-        let connection = try await transport.connect()
+        var token: String?
+        if let provider = options.tokenProvider {
+            do {
+                token = try await provider()
+            } catch {
+                throw SyncError.unauthenticated(reason: "the token provider failed: \(error)")
+            }
+        }
+        let connection = try await transport.connect(token: token)
         do {
             let schemaVersion = options.schemaVersion ?? realm.configuration.schemaVersion
             try await connection.send(.hello(clientID: clientID, protocolVersion: syncProtocolVersion,
@@ -228,6 +256,13 @@ public actor SyncClient {
                 }
             case .error(let error):
                 lastError = error
+                if error.isRejection, let through = inFlightThrough {
+                    refusal = error
+                    // Only a refusal of one transaction can be discarded: a batch of several is
+                    // sent again one transaction at a time, so that the next refusal names one.
+                    refusedThrough = inFlightCount == 1 ? through : nil
+                    isolating = true
+                }
                 throw error
             case .welcome:
                 throw SyncError.connection(detail: "a second welcome in one connection")
@@ -271,16 +306,44 @@ public actor SyncClient {
                     transactions.append(uploaded)
                     count += uploaded.changes.count
                 }
-            } while count < options.batchSize && store.currentVersion > through
+            } while count < options.batchSize && store.currentVersion > through && !(isolating && !transactions.isEmpty)
             if transactions.isEmpty {
                 // Nothing to send: only the client's own writes (server changes, cursors).
                 if acknowledgementWaiter == nil { settle(through) }
                 continue
             }
+            inFlightThrough = through
+            inFlightCount = transactions.count
             try await connection.send(.upload(transactions: transactions, throughLocalVersion: through))
             try await waitForAcknowledgement(of: through)
+            inFlightThrough = nil
             try await storeAcknowledgement(through)
+            if let refused = refusedThrough, through >= refused {
+                // The refused changes went through after all (the rules changed, say).
+                refusal = nil
+                refusedThrough = nil
+                isolating = false
+            }
         }
+    }
+
+    /// Drops the refused changes (``refusal``) from the upload queue: they stay in this
+    /// device's realm but never reach the server, and the changes queued after them upload.
+    /// Returns whether there was a refusal to drop: false also while the refusal covers an
+    /// upload of several transactions, which the client is sending again one at a time (call
+    /// again once ``refusal`` is set anew).
+    ///
+    /// ```swift
+    /// if case .forbidden? = await client.refusal { await client.discardRefusedChanges() }
+    /// ```
+    @discardableResult
+    public func discardRefusedChanges() async throws -> Bool {
+        guard let refused = refusedThrough else { return false }
+        try await storeAcknowledgement(refused)
+        refusal = nil
+        refusedThrough = nil
+        isolating = false
+        return true
     }
 
     /// The transaction's changes to synced classes; nil for the client's own writes (which

@@ -27,6 +27,22 @@ public enum SyncError: Error, Sendable, Hashable, Codable, CustomStringConvertib
     case serverUnavailable(detail: String)
     /// The connection broke or a message could not be read.
     case connection(detail: String)
+    /// The server refused the connection before it opened: no token, or a token that is not
+    /// valid (signature, algorithm, issuer, audience, expiry, not-before); `reason` says which.
+    case unauthenticated(reason: String)
+    /// The connection's token expired during the session; the client asks its token provider
+    /// for a new one and resumes.
+    case tokenExpired
+    /// A rule refused a change: nothing of its batch was applied, and it stays queued until the
+    /// rules allow it or the app discards it (``SyncClient/discardRefusedChanges()``).
+    case forbidden(className: String, key: String, operation: String, rule: String)
+    /// A rule in the server's rules file does not parse or names what the schema does not have.
+    case invalidRule(className: String, operation: String, rule: String, reason: String)
+    /// A message passed one of the server's limits (its size, a batch's size, the rate); the
+    /// server closed the connection.
+    case limitExceeded(limit: String, value: String)
+    /// A message could not be read as the protocol's; the server closed the connection.
+    case malformedMessage(detail: String)
 
     public var description: String {
         switch self {
@@ -48,13 +64,25 @@ public enum SyncError: Error, Sendable, Hashable, Codable, CustomStringConvertib
             "the server could not store the changes: \(detail)"
         case .connection(let detail):
             "the connection to the sync server failed: \(detail)"
+        case .unauthenticated(let reason):
+            "the sync server refused the connection: \(reason)"
+        case .tokenExpired:
+            "the token expired during the session"
+        case .forbidden(let className, let key, let operation, let rule):
+            "the rule for \(operation) on '\(className)' refused \(className)(\(key)): \(rule)"
+        case .invalidRule(let className, let operation, let rule, let reason):
+            "the \(operation) rule of '\(className)' (\(rule)) is not valid: \(reason)"
+        case .limitExceeded(let limit, let value):
+            "the message passed the server's limit on \(limit): \(value)"
+        case .malformedMessage(let detail):
+            "the server could not read a message: \(detail)"
         }
     }
 
     /// Whether the error concerns the data itself (the batch stays queued until the schema allows it).
     public var isRejection: Bool {
         switch self {
-        case .unknownClass, .unknownProperty, .wrongType: true
+        case .unknownClass, .unknownProperty, .wrongType, .forbidden: true
         default: false
         }
     }

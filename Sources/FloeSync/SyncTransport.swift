@@ -10,6 +10,14 @@
 public protocol SyncTransport: Sendable {
     /// Opens a new connection (each session of the client uses one).
     func connect() async throws -> any SyncConnection
+    /// Opens a new connection that presents `token` (a JWT from the client's token provider,
+    /// nil without one). The default ignores the token and calls ``connect()``.
+    func connect(token: String?) async throws -> any SyncConnection
+}
+
+extension SyncTransport {
+    /// Ignores the token: for transports to servers that do not authenticate.
+    public func connect(token: String?) async throws -> any SyncConnection { try await connect() }
 }
 
 /// One open connection to the server.

@@ -3,15 +3,22 @@
 # RUNS times on a fresh database: upload throughput (objects/s into PostgreSQL), latency from
 # a commit on one client to the change in another client's realm, and catch-up speed of a new
 # client over a log of CHANGES changes (the log is filled by SQL, in server versions of 100
-# inserts each, as uploads would have left it).
+# inserts each, as uploads would have left it). Each figure is taken in two modes, in turn:
+# "open" (no tokens, no rules) and "rules" (HS256 tokens and a rule on every class, so that
+# every upload is authorized against the stored objects and every download filtered); then the
+# time to authenticate a connection (an upgrade with a valid token, HS256, ES256 and RS256,
+# against the same upgrade without authentication).
 #
-# Usage: Sync/Scripts/sync-bench.sh   (env: RUNS=3 OBJECTS=20000 SAMPLES=300 CHANGES=1000000)
+# Usage: Sync/Scripts/sync-bench.sh   (env: RUNS=3 OBJECTS=20000 SAMPLES=300 CHANGES=1000000 MODES="open rules"
+#                                           CONFIG=release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 objects=${OBJECTS:-20000}
 samples=${SAMPLES:-300}
 changes=${CHANGES:-1000000}
+modes=${MODES:-open rules}
+config=${CONFIG:-release}
 pgport=${PGPORT:-54339}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 [ -n "$pgbin" ] || { apt-get update && apt-get install -y postgresql; pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); }
@@ -32,16 +39,39 @@ as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U postgres >/dev/null
 as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg" start >/dev/null
 psql_() { psql -h 127.0.0.1 -p "$pgport" -U postgres -At -q "$@"; }
 
-swift build -c release 2>&1 | tail -1
-bin=$(swift build -c release --show-bin-path)
+swift build -c "$config" 2>&1 | tail -1
+bin=$(swift build -c "$config" --show-bin-path)
 "$bin/floe-sync-client" schema > "$work/schema.json"
+keys="$work/keys"
+mkdir "$keys"
+openssl rand -hex 32 > "$keys/hs256.secret"
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$keys/es256.pem" 2>/dev/null
+openssl pkey -in "$keys/es256.pem" -pubout -out "$keys/es256.pub.pem"
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$keys/rs256.pem" 2>/dev/null
+openssl pkey -in "$keys/rs256.pem" -pubout -out "$keys/rs256.pub.pem"
+"$bin/floe-sync-attack" setup --dir "$keys"
+cat > "$work/rules.json" <<'JSON'
+{"Item": {"read": "$jwt.role == 'member' OR count < 0", "write": "$jwt.role == 'member' AND title != 'forbidden'"},
+ "Owner": {"read": "$jwt.role == 'member'", "write": "$jwt.role == 'member'"}}
+JSON
+"$bin/floe-sync-attack" token --dir "$keys" --sub bench --role member --seconds 86400 > "$work/bench.token"
+mode=open
+server_args() {
+    if [ "$mode" = rules ]; then
+        echo --rules "$work/rules.json" --jwt-hs256-secret-file "$keys/hs256.secret" --jwks "$keys/jwks.json" --jwt-issuer floe-test --jwt-audience floe-sync
+    else
+        echo --insecure-no-auth
+    fi
+}
+client_args() { [ "$mode" = rules ] && echo --token-file "$work/bench.token" || true; }
 
 fresh() {   # an empty database and a new server
     [ -n "$server_pid" ] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
     psql_ -c 'DROP TABLE IF EXISTS "Item", "Owner", floe_log, floe_clients; DROP SEQUENCE IF EXISTS floe_server_version'
     rm -f "$work"/*.floe
     : > "$work/server.log"
-    "$bin/floe-sync-server" --schema "$work/schema.json" --port 0 --pg-port "$pgport" >"$work/server.log" 2>&1 &
+    # shellcheck disable=SC2046
+    "$bin/floe-sync-server" --schema "$work/schema.json" $(server_args) --port 0 --pg-port "$pgport" >"$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 1 200); do
         port=$(sed -n 's|^listening on ws://127.0.0.1:\([0-9]*\)/sync$|\1|p' "$work/server.log")
@@ -63,19 +93,30 @@ INSERT INTO floe_log (version, seq, class, key, change)
     FROM generate_series(1, $1) g;
 SELECT setval('floe_server_version', ($1 - 1) / 100 + 1);
 SQL
+    # With rules, each logged change carries the object's images, as uploads leave them.
+    if [ "$mode" = rules ]; then psql_ -c "UPDATE floe_log SET images = jsonb_build_object('after', change->'values')"; fi
 }
 
+# shellcheck disable=SC2046
 for run in $(seq 1 "$runs"); do
+  for mode in $modes; do
+    echo "-- run $run, $mode"
     fresh
-    "$bin/floe-sync-client" bench-upload --file "$work/upload.floe" --server "ws://127.0.0.1:$port/sync" --objects "$objects"
+    "$bin/floe-sync-client" bench-upload --file "$work/upload.floe" --server "ws://127.0.0.1:$port/sync" --objects "$objects" $(client_args)
     fresh
-    "$bin/floe-sync-client" bench-latency --dir "$work" --server "ws://127.0.0.1:$port/sync" --samples "$samples"
+    "$bin/floe-sync-client" bench-latency --dir "$work" --server "ws://127.0.0.1:$port/sync" --samples "$samples" $(client_args)
     fresh
     fill_log "$changes"
     # The server learns the newest version on start: restart it over the filled log.
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
-    "$bin/floe-sync-server" --schema "$work/schema.json" --port "$port" --pg-port "$pgport" >"$work/server.log" 2>&1 &
+    "$bin/floe-sync-server" --schema "$work/schema.json" $(server_args) --port "$port" --pg-port "$pgport" >"$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
-    "$bin/floe-sync-client" bench-catchup --file "$work/catchup.floe" --server "ws://127.0.0.1:$port/sync" --changes "$changes"
+    "$bin/floe-sync-client" bench-catchup --file "$work/catchup.floe" --server "ws://127.0.0.1:$port/sync" --changes "$changes" $(client_args)
+  done
+done
+# The time to authenticate a connection: upgrades with a valid token against upgrades without.
+for mode in open rules; do
+    fresh
+    "$bin/floe-sync-attack" bench-auth --dir "$keys" --port "$port" --connections 500 --mode "$mode"
 done

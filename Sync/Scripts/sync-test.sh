@@ -6,6 +6,9 @@
 # restarted; the server is killed and restarted while clients write. At the end every client's
 # realm must equal the PostgreSQL tables object by object, and every write a client journaled
 # after committing it must be in the server's change log (0 lost writes).
+# The server runs as it would on the internet: wss:// with a certificate from a test CA that
+# the clients are given, HS256 tokens (one client's expires during the run and is renewed by
+# rewriting its token file), and rules that every class is read and written through.
 #
 # Usage: Sync/Scripts/sync-test.sh [seconds of random writes per phase, default 15]
 set -euo pipefail
@@ -43,32 +46,53 @@ swift build 2>&1 | tail -1
 bin=$(swift build --show-bin-path)
 "$bin/floe-sync-client" schema > "$work/schema.json"
 
+# Keys, a test CA and a certificate for localhost, and the rules.
+keys="$work/keys"
+mkdir "$keys"
+openssl rand -hex 32 > "$keys/hs256.secret"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$keys/ca.key" -out "$keys/ca.pem" -days 2 -subj "/CN=Floe test CA" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -keyout "$keys/server.key" -out "$keys/server.csr" -subj "/CN=localhost" 2>/dev/null
+printf "subjectAltName=DNS:localhost,IP:127.0.0.1\n" > "$keys/san.ext"
+openssl x509 -req -in "$keys/server.csr" -CA "$keys/ca.pem" -CAkey "$keys/ca.key" -CAcreateserial -out "$keys/server.pem" -days 2 -extfile "$keys/san.ext" 2>/dev/null
+cat > "$work/rules.json" <<'JSON'
+{"Item": {"read": "$jwt.role == 'member'", "write": "$jwt.role == 'member' AND title != 'forbidden'"},
+ "Owner": {"read": "$jwt.role == 'member'", "write": "$jwt.role == 'member'"}}
+JSON
+token() { "$bin/floe-sync-attack" token --dir "$keys" --sub "$1" --role member --seconds "${2:-3600}"; }
+for name in c1 c2 c3 check; do token "$name" > "$work/$name.token"; done
+
 : > "$work/server.log"
 start_server() {
-    "$bin/floe-sync-server" --schema "$work/schema.json" --port "${port:-0}" --pg-port "$pgport" >>"$work/server.log" 2>&1 &
+    "$bin/floe-sync-server" --schema "$work/schema.json" --rules "$work/rules.json" --port "${port:-0}" --pg-port "$pgport" \
+        --jwt-hs256-secret-file "$keys/hs256.secret" --jwt-issuer floe-test --jwt-audience floe-sync \
+        --tls-cert "$keys/server.pem" --tls-key "$keys/server.key" --debug-state >>"$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 1 200); do
-        found=$(sed -n 's|^listening on ws://127.0.0.1:\([0-9]*\)/sync$|\1|p' "$work/server.log" | tail -1)
-        if [ -n "$found" ] && curl -fsS "http://127.0.0.1:$found/health" >/dev/null 2>&1; then port=$found; return 0; fi
+        found=$(sed -n 's|^listening on wss://127.0.0.1:\([0-9]*\)/sync$|\1|p' "$work/server.log" | tail -1)
+        if [ -n "$found" ] && curl -fsS --cacert "$keys/ca.pem" "https://localhost:$found/health" >/dev/null 2>&1; then port=$found; return 0; fi
         sleep 0.1
     done
     echo "FAIL the server did not start"; cat "$work/server.log"; exit 1
 }
 start_server
-url="ws://127.0.0.1:$port/sync"
+url="wss://localhost:$port/sync"
 echo "server on $url"
 
 client() {   # client NAME ARGS...: starts a client in the background, logging to $work/NAME.log
     local name=$1; shift
-    "$bin/floe-sync-client" run --file "$work/$name.floe" --server "$url" --name "$name" "$@" >>"$work/$name.log" 2>&1 &
+    "$bin/floe-sync-client" run --file "$work/$name.floe" --server "$url" --name "$name" \
+        --token-file "$work/$name.token" --ca "$keys/ca.pem" "$@" >>"$work/$name.log" 2>&1 &
     pids+=($!)
     eval "pid_$name=$!"
 }
 
 # Phase 1: three clients write at random, with random disconnects; c2 starts with a large
 # transaction and is killed with SIGKILL while uploading it.
+# c1's token expires 3 s in; its file is renewed after 2 s, so its next connection takes the new one.
+token c1 3 > "$work/c1.token"
 client c1 --seconds "$seconds" --flaky
 client c3 --seconds "$seconds" --flaky
+(sleep 2; token c1 > "$work/c1.token.new" && mv "$work/c1.token.new" "$work/c1.token") &
 client c2 --seconds "$seconds" --flaky --bulk 20000
 for _ in $(seq 1 600); do grep -q '^bulk' "$work/c2.log" 2>/dev/null && break; sleep 0.05; done
 sleep 0.3
@@ -102,7 +126,7 @@ for round in 1 2; do
 done
 tail -n 2 "$work"/c1.log "$work"/c2.log "$work"/c3.log | grep synchronized || true
 
-curl -fsS "http://127.0.0.1:$port/state" > "$work/postgres.json"
+curl -fsS --cacert "$keys/ca.pem" "https://localhost:$port/state" > "$work/postgres.json"
 for name in c1 c2 c3; do "$bin/floe-sync-client" dump --file "$work/$name.floe" > "$work/$name.json"; done
 psql_ -c "SELECT change->>'operation', class, key, change->'values'->'title'->>'string' FROM floe_log" > "$work/log.txt"
 echo "PostgreSQL: $(psql_ -c 'SELECT count(*) FROM "Item"') items, $(psql_ -c 'SELECT count(*) FROM "Owner"') owners, $(psql_ -c 'SELECT count(*) FROM floe_log') logged changes, server version $(psql_ -c 'SELECT max(version) FROM floe_log')"
@@ -152,9 +176,11 @@ PY
 # with one wrong value or an unknown class is refused with a typed error naming the class,
 # property and value, and nothing of it reaches PostgreSQL.
 before="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max(version), 0) FROM floe_log')"
-python3 - "$port" <<'PY'
-import base64, json, os, socket, struct, sys
+python3 - "$port" "$keys/ca.pem" "$(cat "$work/check.token")" <<'PY'
+import base64, json, os, socket, ssl, struct, sys
 port = int(sys.argv[1])
+context = ssl.create_default_context(cafile=sys.argv[2])
+token = sys.argv[3]
 
 def fail(message):
     print("FAIL " + message)
@@ -185,10 +211,10 @@ def send(sock, message):
     sock.sendall(header + mask + bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload)))
 
 def connect(schema_version):
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock = context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10), server_hostname="localhost")
     key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(("GET /sync HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                  "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+    sock.sendall(("GET /sync HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Authorization: Bearer %s\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (token, key)).encode())
     response = b""
     while b"\r\n\r\n" not in response:
         response += read_exact(sock, 1)
@@ -219,6 +245,13 @@ answer = receive(sock)
 if answer != {"error": {"_0": {"unknownClass": {"className": "Cat"}}}}:
     fail("an unknown class was answered with %r" % answer)
 print("ok an unknown class is refused:", json.dumps(answer))
+send(sock, {"upload": {"throughLocalVersion": 3, "transactions": [{"localVersion": 3, "changes": [
+    insert(90000004, {"string": "fine"}), insert(90000005, {"string": "forbidden"})]}]}})
+answer = receive(sock)
+error = answer.get("error", {}).get("_0", {}).get("forbidden")
+if not error or error["className"] != "Item" or error["key"] != "90000005" or error["operation"] != "create" or "forbidden" not in error["rule"]:
+    fail("a write the rules refuse was answered with %r" % answer)
+print("ok a write the rules refuse is refused:", json.dumps(answer))
 PY
 after="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max(version), 0) FROM floe_log')"
 [ "$before" = "$after" ] || { echo "FAIL the refused batches changed PostgreSQL ($before -> $after)"; exit 1; }

@@ -13,6 +13,14 @@ actor FakeServer: SyncTransport {
     /// Every local version applied, per client, in arrival order (a version twice is a duplicate upload).
     var appliedLocalVersions: [String: [UInt64]] = [:]
     var rejections = 0
+    /// With rules, uploads are authorized and downloads filtered by them, as the real server does.
+    var rules: SyncRules?
+    /// The tokens the server accepts, with their claims (with rules, a connection needs one).
+    var tokens: [String: [String: SyncValue]] = [:]
+    /// The objects' values before and after each logged change, by version (kept with rules).
+    var images: [UInt64: [(before: [String: SyncValue]?, after: [String: SyncValue]?)]] = [:]
+    /// How many connections presented a token.
+    var authenticatedConnections = 0
     private var connections: [ObjectIdentifier: FakeConnection] = [:]
     private var sent: [ObjectIdentifier: UInt64] = [:]
 
@@ -29,6 +37,22 @@ actor FakeServer: SyncTransport {
 
     func setSchema(_ schema: SyncSchema) { self.schema = schema }
 
+    func setRules(_ rules: SyncRules?, tokens: [String: [String: SyncValue]]) {
+        self.rules = rules
+        self.tokens = tokens
+    }
+
+    /// Ends the sessions of connections presenting `token` with ``SyncError/tokenExpired``, and refuses it from now on.
+    func expire(_ token: String) {
+        tokens[token] = nil
+        for (id, connection) in connections where connection.token == token {
+            connection.deliver(.error(.tokenExpired))
+            connection.finish()
+            connections[id] = nil
+            sent[id] = nil
+        }
+    }
+
     func dropConnections() async {
         let open = Array(connections.values)
         connections = [:]
@@ -37,8 +61,24 @@ actor FakeServer: SyncTransport {
     }
 
     nonisolated func connect() async throws -> any SyncConnection {
+        try await connect(token: nil)
+    }
+
+    nonisolated func connect(token: String?) async throws -> any SyncConnection {
         guard await online else { throw SyncError.connection(detail: "the server is offline") }
-        return FakeConnection(server: self)
+        return try await accept(token: token)
+    }
+
+    private func accept(token: String?) throws -> FakeConnection {
+        let connection = FakeConnection(server: self)
+        if rules != nil {
+            guard let token else { throw SyncError.unauthenticated(reason: "no token") }
+            guard let claims = tokens[token] else { throw SyncError.unauthenticated(reason: "the token is not valid") }
+            connection.token = token
+            connection.claims = claims
+            authenticatedConnections += 1
+        }
+        return connection
     }
 
     func receive(_ message: ClientMessage, from connection: FakeConnection) {
@@ -72,11 +112,32 @@ actor FakeServer: SyncTransport {
                 return
             }
             var applied: [ObjectChange] = []
+            var appliedImages: [(before: [String: SyncValue]?, after: [String: SyncValue]?)] = []
+            if let rules {
+                // All or nothing: every change is authorized against the objects as the batch leaves them.
+                var working = objects
+                do {
+                    for transaction in fresh {
+                        for change in transaction.changes {
+                            let before = working[change.objectID]
+                            let after = try rules.authorize(change, before: before, claims: connection.claims)
+                            if ConflictRules.apply(change, to: &working) != nil { appliedImages.append((before, after)) }
+                        }
+                    }
+                } catch {
+                    rejections += 1
+                    connection.deliver(.error(error))
+                    return
+                }
+            }
             for transaction in fresh {
                 applied += ConflictRules.apply(transaction.changes, to: &objects)
                 appliedLocalVersions[clientID, default: []].append(transaction.localVersion)
             }
-            if !applied.isEmpty { log.append((version + 1, applied)) }
+            if !applied.isEmpty {
+                log.append((version + 1, applied))
+                if rules != nil { images[version] = appliedImages }
+            }
             acknowledged[clientID] = max(done, through)
             connection.deliver(.acknowledge(localVersion: through, serverVersion: version))
             for other in connections.values { stream(to: other) }
@@ -86,7 +147,18 @@ actor FakeServer: SyncTransport {
     private func stream(to connection: FakeConnection) {
         let id = ObjectIdentifier(connection)
         guard let from = sent[id], from < version else { return }
-        let changes = log.filter { $0.version > from }.flatMap(\.changes)
+        var changes: [ObjectChange] = []
+        for entry in log where entry.version > from {
+            guard let rules else {
+                changes += entry.changes
+                continue
+            }
+            for (change, image) in zip(entry.changes, images[entry.version] ?? []) {
+                if let visible = rules.visibleChange(change, before: image.before, after: image.after, claims: connection.claims) {
+                    changes.append(visible)
+                }
+            }
+        }
         connection.deliver(.changes(fromVersion: from, toVersion: version, changes: changes))
         sent[id] = version
     }
@@ -102,6 +174,9 @@ final class FakeConnection: SyncConnection, @unchecked Sendable {
     let server: FakeServer
     private let lock = NSLock()
     private var _clientID: String?
+    /// The token the connection presented, and its claims.
+    var token: String?
+    var claims: [String: SyncValue] = [:]
     private let messages: AsyncStream<Data>
     private let continuation: AsyncStream<Data>.Continuation
     private let iterator: Iterator

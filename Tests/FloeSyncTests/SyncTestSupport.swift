@@ -34,7 +34,7 @@ final class Scratch {
 
     func configuration(_ name: String) -> Realm.Configuration {
         var configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("\(name).floe"))
-        configuration.objectTypes = [Todo.self, Person.self, Draft.self, SyncClient.stateType]
+        configuration.objectTypes = [Todo.self, Person.self, Draft.self, OwnedNote.self, SyncClient.stateType]
         configuration.schemaVersion = 1
         return configuration
     }

@@ -14,6 +14,10 @@ import FloeSyncWebSocket
 //   floe-sync-client bench-upload --file F --server URL --objects N
 //   floe-sync-client bench-latency --server URL --dir D --samples N
 //   floe-sync-client bench-catchup --file F --server URL
+//
+// Every command that connects takes --token-file F (a JWT, read again before each connection,
+// so that a renewed file replaces an expired token) and --ca F (the CA that signed a wss://
+// server's certificate).
 
 final class Item: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -45,6 +49,22 @@ func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
+}
+
+/// The transport to `server`, trusting the CA of `--ca` when given.
+func makeTransport(_ server: String) -> WebSocketSyncTransport {
+    WebSocketSyncTransport(url: server, certificateAuthorityFile: argument("--ca"))
+}
+
+/// Options whose token provider reads `--token-file` before each connection.
+func connectionOptions() -> SyncClient.Options {
+    var options = SyncClient.Options()
+    if let path = argument("--token-file") {
+        options.tokenProvider = {
+            try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+    return options
 }
 
 func configuration(_ path: String) -> Realm.Configuration {
@@ -134,8 +154,8 @@ case "run":
     let flaky = CommandLine.arguments.contains("--flaky")
     let realm = try await Realm(configuration: configuration(file))
     let journal = Journal(path: file + ".journal")
-    let transport = WebSocketSyncTransport(url: server)
-    var options = SyncClient.Options()
+    let transport = makeTransport(server)
+    var options = connectionOptions()
     options.minimumBackoff = .milliseconds(20)
     options.maximumBackoff = .milliseconds(500)
     var client = try SyncClient(realm: realm, types: syncedTypes, transport: transport, options: options)
@@ -257,7 +277,7 @@ case "bench-upload":
         }
         written = last
     }
-    let client = try SyncClient(realm: realm, types: syncedTypes, transport: WebSocketSyncTransport(url: server))
+    let client = try SyncClient(realm: realm, types: syncedTypes, transport: makeTransport(server), options: connectionOptions())
     let clock = ContinuousClock()
     let started = clock.now
     try await client.start()
@@ -275,9 +295,9 @@ case "bench-latency":
     }
     let a = try await Realm(configuration: configuration(directory + "/latency-a.floe"))
     let b = try await Realm(configuration: configuration(directory + "/latency-b.floe"))
-    let transport = WebSocketSyncTransport(url: server)
-    let clientA = try SyncClient(realm: a, types: syncedTypes, transport: transport)
-    let clientB = try SyncClient(realm: b, types: syncedTypes, transport: transport)
+    let transport = makeTransport(server)
+    let clientA = try SyncClient(realm: a, types: syncedTypes, transport: transport, options: connectionOptions())
+    let clientB = try SyncClient(realm: b, types: syncedTypes, transport: transport, options: connectionOptions())
     try await clientA.start()
     try await clientB.start()
     guard await synchronize(clientA, seconds: 600), await synchronize(clientB, seconds: 600) else { fail("not synchronized") }
@@ -305,7 +325,7 @@ case "bench-catchup":
         fail("bench-catchup needs --file, --server and --changes")
     }
     let realm = try await Realm(configuration: configuration(file))
-    let client = try SyncClient(realm: realm, types: syncedTypes, transport: WebSocketSyncTransport(url: server))
+    let client = try SyncClient(realm: realm, types: syncedTypes, transport: makeTransport(server), options: connectionOptions())
     let clock = ContinuousClock()
     let started = clock.now
     try await client.start()

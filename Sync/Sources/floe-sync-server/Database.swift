@@ -62,6 +62,9 @@ struct Database: Sendable {
             CREATE TABLE IF NOT EXISTS floe_log (version bigint NOT NULL, seq integer NOT NULL, class text NOT NULL,
                 key text NOT NULL, change jsonb NOT NULL, PRIMARY KEY (version, seq))
             """, logger: logger)
+        // With rules, each logged change keeps the object's values before and after it, so that
+        // a download can tell whether the object was, and is, readable by the connection's token.
+        try await client.query("ALTER TABLE floe_log ADD COLUMN IF NOT EXISTS images jsonb", logger: logger)
         try await client.query("CREATE TABLE IF NOT EXISTS floe_clients (client_id text PRIMARY KEY, local_version bigint NOT NULL)", logger: logger)
         for syncClass in schema.classes {
             let table = Self.quote(syncClass.name)
@@ -94,7 +97,12 @@ struct Database: Sendable {
     /// Applies an upload in one transaction: the transactions after the client's newest applied
     /// local version, each change by the conflict rules, the applied ones logged under one new
     /// server version. Returns that version (the newest one when nothing applied).
-    func apply(_ transactions: [UploadedTransaction], through: UInt64, from clientID: String) async throws -> UInt64 {
+    ///
+    /// With `rules`, every change is first authorized against the stored objects (read under a
+    /// row lock) and the batch as a whole: a refusal throws ``SyncError/forbidden(className:key:operation:rule:)``
+    /// and rolls back everything.
+    func apply(_ transactions: [UploadedTransaction], through: UInt64, from clientID: String,
+               rules: SyncRules? = nil, claims: [String: SyncValue] = [:]) async throws -> UInt64 {
         try await client.withTransaction(logger: logger) { connection in
             // Uploads commit one at a time, so server versions commit in order: a reader that
             // has seen version n has seen everything before it.
@@ -102,6 +110,11 @@ struct Database: Sendable {
             var done: Int64 = 0
             for try await version in try await connection.query("SELECT local_version FROM floe_clients WHERE client_id = \(clientID)", logger: logger).decode(Int64.self) {
                 done = version
+            }
+            var images: [ObjectImages] = []
+            if let rules {
+                let fresh = transactions.filter { $0.localVersion > UInt64(done) }
+                images = try await authorize(fresh.flatMap(\.changes), rules: rules, claims: claims, on: connection)
             }
             var applied: [ObjectChange] = []
             // Consecutive inserts into one class go in one statement (keys distinct, the same
@@ -145,10 +158,19 @@ struct Database: Sendable {
                 let classes = applied.map(\.className)
                 let keys = try applied.map { try Self.text($0.key) ?? "" }
                 let changes = try applied.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-                try await connection.query("""
-                    INSERT INTO floe_log (version, seq, class, key, change)
-                    SELECT \(version), s, c, k, ch::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[]) AS u(s, c, k, ch)
-                    """, logger: logger)
+                if rules != nil {
+                    // The images of the applied changes, in the same order.
+                    let texts = try images.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+                    try await connection.query("""
+                        INSERT INTO floe_log (version, seq, class, key, change, images)
+                        SELECT \(version), s, c, k, ch::jsonb, im::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[], \(texts)::text[]) AS u(s, c, k, ch, im)
+                        """, logger: logger)
+                } else {
+                    try await connection.query("""
+                        INSERT INTO floe_log (version, seq, class, key, change)
+                        SELECT \(version), s, c, k, ch::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[]) AS u(s, c, k, ch)
+                        """, logger: logger)
+                }
             }
             let newest = Int64(max(UInt64(done), through))
             try await connection.query("""
@@ -157,6 +179,46 @@ struct Database: Sendable {
                 """, logger: logger)
             return UInt64(version)
         }
+    }
+
+    /// Authorizes `changes` in order against the stored objects (locked until the transaction
+    /// ends) as the batch changes them, returning the images of the changes that apply (an
+    /// update or delete of a missing object applies nowhere), in order.
+    private func authorize(_ changes: [ObjectChange], rules: SyncRules, claims: [String: SyncValue],
+                           on connection: PostgresConnection) async throws -> [ObjectImages] {
+        var objects = try await objects(Set(changes.map(\.objectID)), on: connection)
+        var images: [ObjectImages] = []
+        for change in changes {
+            let before = objects[change.objectID]
+            let after = try rules.authorize(change, before: before, claims: claims)
+            if change.operation == .update && before == nil { continue }
+            if change.operation == .delete && before == nil { continue }
+            objects[change.objectID] = after
+            images.append(ObjectImages(before: before, after: after))
+        }
+        return images
+    }
+
+    /// The stored values of the objects `ids`, locked for the transaction.
+    private func objects(_ ids: Set<SyncObjectID>, on connection: PostgresConnection) async throws -> [SyncObjectID: [String: SyncValue]] {
+        var objects: [SyncObjectID: [String: SyncValue]] = [:]
+        for (className, members) in Dictionary(grouping: ids, by: \.className) {
+            guard let syncClass = schema[className], let keyProperty = syncClass.property(named: syncClass.primaryKey) else { continue }
+            let keys = try members.map { try Self.text($0.key) ?? "" }
+            let columns = syncClass.properties.map { "\(Self.quote($0.name))::text" }.joined(separator: ", ")
+            var bindings = PostgresBindings()
+            bindings.append(keys)
+            let sql = "SELECT \(columns) FROM \(Self.quote(className)) WHERE \(Self.quote(syncClass.primaryKey)) = ANY($1::text[]::\(columnType(keyProperty))[]) FOR UPDATE"
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+                var object: [String: SyncValue] = [:]
+                for (property, cell) in zip(syncClass.properties, row) {
+                    object[property.name] = try value(try cell.decode(String?.self), property)
+                }
+                guard let key = object[syncClass.primaryKey] else { continue }
+                objects[SyncObjectID(className: className, key: key)] = object
+            }
+        }
+        return objects
     }
 
     /// Inserts of one class with the same properties and distinct keys, in one statement:
@@ -226,19 +288,42 @@ struct Database: Sendable {
     /// Each change is the JSON of an `ObjectChange`, as logged: the server passes it on without
     /// decoding it.
     func changes(after version: UInt64, limit: Int) async throws -> (changes: [String], through: UInt64) {
-        var changes: [String] = []
+        let page = try await loggedChanges(after: version, limit: limit, images: false)
+        return (page.changes.map(\.change), page.through)
+    }
+
+    /// The logged changes after `version` that a token with `claims` may see, as ``SyncRules/visibleChange(_:before:after:claims:)``
+    /// makes them (the whole object when it becomes readable, a delete when it stops being).
+    /// A change logged without images (before the rules were on) is passed on only when it is
+    /// an insert the token may read.
+    func visibleChanges(after version: UInt64, limit: Int, rules: SyncRules, claims: [String: SyncValue]) async throws -> (changes: [ObjectChange], through: UInt64) {
+        let page = try await loggedChanges(after: version, limit: limit, images: true)
+        let decoder = JSONDecoder()
+        var visible: [ObjectChange] = []
+        for (text, imagesText) in page.changes {
+            let change = try decoder.decode(ObjectChange.self, from: Data(text.utf8))
+            let images = try imagesText.map { try decoder.decode(ObjectImages.self, from: Data($0.utf8)) }
+                ?? ObjectImages(before: nil, after: change.operation == .insert ? change.values : nil)
+            if let shown = rules.visibleChange(change, before: images.before, after: images.after, claims: claims) { visible.append(shown) }
+        }
+        return (visible, page.through)
+    }
+
+    private func loggedChanges(after version: UInt64, limit: Int, images: Bool) async throws -> (changes: [(change: String, images: String?)], through: UInt64) {
+        var changes: [(change: String, images: String?)] = []
         var versions: [Int64] = []
-        let rows = try await client.query("SELECT version, change::text FROM floe_log WHERE version > \(Int64(version)) ORDER BY version, seq LIMIT \(limit)", logger: logger)
-        for try await (rowVersion, text) in rows.decode((Int64, String).self) {
+        let imagesColumn = images ? "images::text" : "NULL::text"
+        let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT version, change::text, \(imagesColumn) FROM floe_log WHERE version > \(Int64(version)) ORDER BY version, seq LIMIT \(limit)"), logger: logger)
+        for try await (rowVersion, text, imagesText) in rows.decode((Int64, String, String?).self) {
             versions.append(rowVersion)
-            changes.append(text)
+            changes.append((text, imagesText))
         }
         guard let last = versions.last else { return ([], version) }
         if changes.count == limit {
             // The page may have cut the last version: fetch the rest of it.
             let seen = versions.filter { $0 == last }.count
-            let rest = try await client.query("SELECT change::text FROM floe_log WHERE version = \(last) ORDER BY seq OFFSET \(seen)", logger: logger)
-            for try await text in rest.decode(String.self) { changes.append(text) }
+            let rest = try await client.query(PostgresQuery(unsafeSQL: "SELECT change::text, \(imagesColumn) FROM floe_log WHERE version = \(last) ORDER BY seq OFFSET \(seen)"), logger: logger)
+            for try await (text, imagesText) in rest.decode((String, String?).self) { changes.append((text, imagesText)) }
         }
         return (changes, UInt64(last))
     }
@@ -296,4 +381,10 @@ struct Database: Sendable {
             return .link(className: target.name, key: try value(text, key))
         }
     }
+}
+
+/// An object's values before and after one logged change (nil: it did not exist).
+struct ObjectImages: Codable, Sendable {
+    var before: [String: SyncValue]?
+    var after: [String: SyncValue]?
 }

@@ -1,14 +1,30 @@
 import Foundation
 import FloeSync
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import NIOSSL
 import PostgresNIO
 
-// floe-sync-server: FloeSync clients connect over a WebSocket (/sync); uploads are checked
-// against the schema and applied in one PostgreSQL transaction each; every connection is
-// streamed the change log after the server version it holds. GET /state lists the tables'
-// objects as sync values; GET /health answers once the database is reachable.
+// floe-sync-server: FloeSync clients connect over a WebSocket (/sync), presenting a JWT; uploads
+// are checked against the schema and the rules and applied in one PostgreSQL transaction each;
+// every connection is streamed the change log after the server version it holds, filtered by
+// what its token may read. GET /health answers once the database is reachable.
+
+let usage = """
+    usage: floe-sync-server --schema schema.json [--rules rules.json]
+             (--jwt-hs256-secret-file FILE | --jwt-public-key FILE [--jwt-algorithm ES256|RS256] | --jwks FILE)...
+             --jwt-issuer ISS --jwt-audience AUD        (or --insecure-no-auth, loopback only)
+             [--tls-cert cert.pem --tls-key key.pem]    (or plain ws://, loopback only unless --allow-plain)
+             [--host 127.0.0.1] [--port 8080] [--max-message-bytes N] [--max-batch-changes N]
+             [--max-messages-per-second N] [--hello-timeout SECONDS] [--debug-state]
+             [--pg-host 127.0.0.1] [--pg-port 5432] [--pg-user postgres] [--pg-password ...] [--pg-database postgres]
+
+    SIGHUP reads the key files again.
+
+    """
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -16,195 +32,176 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-guard let schemaPath = argument("--schema") else {
-    FileHandle.standardError.write(Data("""
-        usage: floe-sync-server --schema schema.json [--port 8080] [--pg-host 127.0.0.1] [--pg-port 5432]
-                                [--pg-user postgres] [--pg-password ...] [--pg-database postgres]
+func flag(_ name: String) -> Bool { CommandLine.arguments.contains(name) }
 
-        """.utf8))
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("floe-sync-server: \(message)\n".utf8))
+    exit(2)
+}
+
+guard let schemaPath = argument("--schema") else {
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
 let schema: SyncSchema
 do {
     schema = try JSONDecoder().decode(SyncSchema.self, from: Data(contentsOf: URL(fileURLWithPath: schemaPath)))
 } catch {
-    FileHandle.standardError.write(Data("floe-sync-server: cannot read the schema \(schemaPath): \(error)\n".utf8))
-    exit(2)
+    fail("cannot read the schema \(schemaPath): \(error)")
 }
+let rules: SyncRules? = argument("--rules").map { path in
+    do {
+        return try SyncRules(json: Data(contentsOf: URL(fileURLWithPath: path)), schema: schema)
+    } catch {
+        fail("cannot use the rules \(path): \(error)")
+    }
+}
+
+let host = argument("--host") ?? "127.0.0.1"
+let isLoopback = host == "127.0.0.1" || host == "localhost" || host == "::1" || host.hasPrefix("127.")
 let port = Int(argument("--port") ?? "8080") ?? 8080
-var logger = Logger(label: "floe-sync-server")
-logger.logLevel = .warning
+
+// Authentication: required, unless explicitly off on a loopback address.
+let keySource = KeySource(hmacSecretFile: argument("--jwt-hs256-secret-file"), publicKeyFile: argument("--jwt-public-key"),
+                          publicKeyAlgorithm: argument("--jwt-algorithm") ?? "ES256", jwksFile: argument("--jwks"))
+func makeAuthenticator() async -> Authenticator? {
+    if flag("--insecure-no-auth") {
+        guard isLoopback else { fail("--insecure-no-auth serves only a loopback address") }
+        guard rules == nil else { fail("rules need tokens: drop --insecure-no-auth") }
+        return nil
+    }
+    guard !keySource.isEmpty else { fail("give keys to verify tokens with (--jwt-hs256-secret-file, --jwt-public-key or --jwks), or --insecure-no-auth on loopback") }
+    guard let issuer = argument("--jwt-issuer"), let audience = argument("--jwt-audience") else { fail("give --jwt-issuer and --jwt-audience") }
+    do {
+        return try await Authenticator(source: keySource, issuer: issuer, audience: audience)
+    } catch {
+        fail("cannot read the keys: \(error)")
+    }
+}
+let authenticator = await makeAuthenticator()
+
+// TLS: wss:// with a certificate and key from files; plain ws:// only on loopback unless asked.
+func makeTLS() -> TLSConfiguration? {
+    guard let certificate = argument("--tls-cert"), let key = argument("--tls-key") else {
+        if !isLoopback && !flag("--allow-plain") {
+            fail("on \(host), serve wss:// (--tls-cert and --tls-key), or say --allow-plain (behind a TLS proxy)")
+        }
+        return nil
+    }
+    do {
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+    } catch {
+        fail("cannot read the certificate or key: \(error)")
+    }
+}
+let tls = makeTLS()
+
+func makeLimits() -> Limits {
+    var limits = Limits()
+    if let value = argument("--max-message-bytes").flatMap(Int.init) { limits.messageBytes = value }
+    if let value = argument("--max-batch-changes").flatMap(Int.init) { limits.batchChanges = value }
+    if let value = argument("--hello-timeout").flatMap(Double.init) { limits.helloTimeout = .milliseconds(Int64(value * 1000)) }
+    if let value = argument("--max-messages-per-second").flatMap(Double.init) {
+        limits.messagesPerSecond = value
+        limits.burst = value * 2
+    }
+    return limits
+}
+let limits = makeLimits()
+
+let logger = {
+    var logger = Logger(label: "floe-sync-server")
+    logger.logLevel = .warning
+    return logger
+}()
 let postgres = PostgresClient(configuration: .init(
     host: argument("--pg-host") ?? "127.0.0.1", port: Int(argument("--pg-port") ?? "5432") ?? 5432,
     username: argument("--pg-user") ?? "postgres", password: argument("--pg-password"),
     database: argument("--pg-database") ?? "postgres", tls: .disable))
 let database = Database(client: postgres, schema: schema, logger: logger)
+let service = SyncService(database: database, schema: schema, rules: rules, authenticator: authenticator, limits: limits)
 
-/// The newest committed server version, and the connections waiting for a newer one.
-actor Hub {
-    private(set) var latest: UInt64 = 0
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func publish(_ version: UInt64) {
-        guard version > latest else { return }
-        latest = version
-        let waiting = waiters
-        waiters = []
-        for waiter in waiting { waiter.resume() }
-    }
-
-    /// Returns once the newest version is after `version` (or at once when it already is).
-    func wait(after version: UInt64) async {
-        while latest <= version && !Task.isCancelled {
-            await withCheckedContinuation { waiters.append($0) }
+// SIGHUP: read the key files again (a rotated key, a new JWKS); on failure the old keys stay.
+signal(SIGHUP, SIG_IGN)
+let hangup = DispatchSource.makeSignalSource(signal: SIGHUP)
+hangup.setEventHandler {
+    guard let authenticator else { return }
+    Task {
+        do {
+            try await authenticator.reload()
+            FileHandle.standardError.write(Data("floe-sync-server: keys reloaded\n".utf8))
+        } catch {
+            FileHandle.standardError.write(Data("floe-sync-server: keys not reloaded, the old ones stay: \(error)\n".utf8))
         }
     }
-
-    /// Wakes every waiter (at shutdown).
-    func wakeAll() {
-        let waiting = waiters
-        waiters = []
-        for waiter in waiting { waiter.resume() }
-    }
 }
-let hub = Hub()
-
-/// Writes to one WebSocket, one message at a time.
-actor Outbox {
-    let outbound: WebSocketOutboundWriter
-    let encoder = JSONEncoder()
-    init(_ outbound: WebSocketOutboundWriter) { self.outbound = outbound }
-
-    func send(_ message: ServerMessage) async throws {
-        try await outbound.write(.text(String(decoding: try encoder.encode(message), as: UTF8.self)))
-    }
-
-    /// A `changes` message from logged changes, each already the JSON of an `ObjectChange`
-    /// (the same text `send(.changes(...))` would write).
-    func sendChanges(from: UInt64, to: UInt64, _ changes: [String]) async throws {
-        var text = "{\"changes\":{\"fromVersion\":\(from),\"toVersion\":\(to),\"changes\":["
-        text.reserveCapacity(changes.reduce(text.utf8.count + 3) { $0 + $1.utf8.count + 1 })
-        for (index, change) in changes.enumerated() {
-            if index > 0 { text += "," }
-            text += change
-        }
-        text += "]}}"
-        try await outbound.write(.text(text))
-    }
-}
-
-/// Uploads are applied one at a time, in arrival order (the database lock orders them too,
-/// across server processes).
-actor Uploads {
-    func apply(_ transactions: [UploadedTransaction], through: UInt64, from clientID: String) async throws -> UInt64 {
-        try await database.apply(transactions, through: through, from: clientID)
-    }
-}
-let uploads = Uploads()
+hangup.resume()
 
 let router = Router(context: BasicWebSocketRequestContext.self)
 router.get("/health") { _, _ -> String in
     _ = try await database.latestVersion()
     return "ok"
 }
-router.get("/state") { _, _ -> Response in
-    let data = try JSONEncoder().encode(try await database.state())
-    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
-}
-router.ws("/sync") { inbound, outbound, _ in
-    let outbox = Outbox(outbound)
-    var clientID: String?
-    var streaming: Task<Void, Never>?
-    defer { streaming?.cancel() }
-    let decoder = JSONDecoder()
-    for try await frame in inbound.messages(maxSize: 256 << 20) {
-        guard case .text(let text) = frame else { continue }
-        let message: ClientMessage
-        do {
-            message = try decoder.decode(ClientMessage.self, from: Data(text.utf8))
-        } catch {
-            try await outbox.send(.error(.connection(detail: "an unreadable message: \(error)")))
-            return
-        }
-        switch message {
-        case .hello(let id, let protocolVersion, let schemaVersion, let serverVersion):
-            if protocolVersion != syncProtocolVersion {
-                try await outbox.send(.error(.unsupportedProtocol(client: protocolVersion, server: syncProtocolVersion)))
-                return
-            }
-            if schemaVersion > schema.version {
-                try await outbox.send(.error(.futureSchemaVersion(client: schemaVersion, server: schema.version)))
-                return
-            }
-            clientID = id
-            let latest: UInt64
-            let acknowledged: UInt64
-            do {
-                latest = try await database.latestVersion()
-                acknowledged = try await database.acknowledgedLocalVersion(of: id)
-            } catch {
-                try await outbox.send(.error(.serverUnavailable(detail: "\(String(reflecting: error))")))
-                return
-            }
-            await hub.publish(latest)
-            try await outbox.send(.welcome(serverVersion: latest, acknowledgedLocalVersion: acknowledged))
-            streaming = Task {
-                // The log after the client's version, then each new version as it commits.
-                var sent = serverVersion
-                while !Task.isCancelled {
-                    do {
-                        let page = try await database.changes(after: sent, limit: 5000)
-                        if page.through > sent {
-                            try await outbox.sendChanges(from: sent, to: page.through, page.changes)
-                            sent = page.through
-                            continue
-                        }
-                    } catch {
-                        try? await outbox.send(.error(.serverUnavailable(detail: "\(String(reflecting: error))")))
-                        try? await outbound.close(.unexpectedServerError, reason: nil)
-                        return
-                    }
-                    await hub.wait(after: sent)
-                }
-            }
-        case .upload(let transactions, let through):
-            guard let clientID else {
-                try await outbox.send(.error(.connection(detail: "an upload before hello")))
-                return
-            }
-            do throws(SyncError) {
-                for transaction in transactions { for change in transaction.changes { try schema.validate(change) } }
-            } catch {
-                // Nothing of the batch is applied; the client keeps it queued.
-                try await outbox.send(.error(error))
-                continue
-            }
-            let version: UInt64
-            do {
-                version = try await uploads.apply(transactions, through: through, from: clientID)
-            } catch {
-                try await outbox.send(.error(.serverUnavailable(detail: "\(String(reflecting: error))")))
-                return
-            }
-            try await outbox.send(.acknowledge(localVersion: through, serverVersion: version))
-            await hub.publish(version)
-        }
+// Every object of every user: for tests on loopback only.
+if flag("--debug-state") {
+    guard isLoopback else { fail("--debug-state serves only a loopback address") }
+    router.get("/state") { _, _ -> Response in
+        let data = try JSONEncoder().encode(try await database.state())
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
+// A plain GET of the sync path says why a token is refused (a WebSocket client library that
+// does not show the 401's body asks here); with a valid token, it asks for the upgrade.
+router.get("/sync") { request, _ -> Response in
+    var refusal: SyncError?
+    if let authenticator {
+        do throws(SyncError) {
+            _ = try await authenticator.verify(Authenticator.token(authorization: request.headers[.authorization], query: request.uri.query))
+        } catch {
+            refusal = error
+        }
+    }
+    let body = try JSONEncoder().encode(refusal ?? SyncError.connection(detail: "the sync path takes a WebSocket upgrade"))
+    return Response(status: refusal == nil ? .upgradeRequired : .unauthorized, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: body)))
+}
 
+let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+webSocketRouter.ws("/sync") { inbound, outbound, context in
+    try await service.serve(inbound, outbound, request: context.request)
+}
+// A frame a little over the message limit still reaches the session, which refuses it with a
+// typed error; a larger one is refused by the WebSocket layer (close code 1009) before it is read.
+let webSocketConfiguration = WebSocketServerConfiguration(maxFrameSize: limits.messageBytes + 4096, autoPing: .enabled(timePeriod: .seconds(30)))
+let webSocketResponder = webSocketRouter.buildResponder()
+let server = HTTPServerBuilder { responder in
+    let upgrade = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                               configuration: .init(ws: webSocketConfiguration))
+    guard let authenticator else {
+        if let tls { return try TLSChannel(upgrade, tlsConfiguration: tls) }
+        return upgrade
+    }
+    let gated = AuthenticatingChannel(base: upgrade, authenticator: authenticator, path: "/sync")
+    if let tls { return try TLSChannel(gated, tlsConfiguration: tls) }
+    return gated
+}
+
+let scheme = tls == nil ? "ws" : "wss"
 let app = Application(
     router: router,
-    server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 256 << 20))),
-    configuration: .init(address: .hostname("127.0.0.1", port: port)),
+    server: server,
+    configuration: .init(address: .hostname(host, port: port)),
     services: [postgres],
     onServerRunning: { channel in
         do {
             try await database.prepare()
-            await hub.publish(try await database.latestVersion())
+            await service.hub.publish(try await database.latestVersion())
         } catch {
             FileHandle.standardError.write(Data("floe-sync-server: PostgreSQL is not ready: \(String(reflecting: error))\n".utf8))
         }
-        print("listening on ws://127.0.0.1:\(channel.localAddress?.port ?? port)/sync")
+        print("listening on \(scheme)://\(host):\(channel.localAddress?.port ?? port)/sync")
         fflush(nil)
     },
     logger: logger
