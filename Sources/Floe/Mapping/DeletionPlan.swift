@@ -88,10 +88,7 @@ extension ObjectContext {
                     guard let target = property.type.objectType else { continue }
                     let isEmbedded = try SchemaDiscovery.schema(for: target).kind == .embedded
                     guard isEmbedded || property.deleteRule == .cascade, let targetBinding = try tableBinding(for: target) else { continue }
-                    let column = owner.columnOfProperty[propertyIndex]
-                    let linked: [Value] = property.type.collection == .single
-                        ? [try transaction.value(in: owner.table, key: ownerKey, column: column)]
-                        : try transaction.collectionElements(in: owner.table, key: ownerKey, column: column)
+                    let linked = try transaction.storedValues(of: property, column: owner.columnOfProperty[propertyIndex], in: owner.table, key: ownerKey)
                     for case .link(let linkedKey) in linked where try transaction.contains(linkedKey, in: targetBinding.table) {
                         if isEmbedded {
                             pending.append((targetBinding, linkedKey))
@@ -130,10 +127,7 @@ extension ObjectContext {
         for (propertyIndex, property) in owner.schema.properties.enumerated() where !property.isComputed {
             let isMixed = property.type.columnType == .mixed
             guard isMixed || property.type.objectType != nil else { continue }
-            let column = owner.columnOfProperty[propertyIndex]
-            let values: [Value] = property.type.collection == .single
-                ? [try transaction.value(in: owner.table, key: key, column: column)]
-                : try transaction.collectionElements(in: owner.table, key: key, column: column)
+            let values = try transaction.storedValues(of: property, column: owner.columnOfProperty[propertyIndex], in: owner.table, key: key)
             if isMixed {
                 for value in values { value.forEachTypedLink(body) }
             } else if let target = property.type.objectType {
@@ -193,6 +187,16 @@ private struct IncomingLinks {
         }
         linkColumnsByTarget = byTarget
         mixedOrigins = mixed
+    }
+}
+
+extension WriteTransaction {
+    /// What a property holds on one row, as a list: its one value, or its collection's elements
+    /// (a map's values).
+    fileprivate func storedValues(of property: PropertyInfo, column: Int, in table: TableHandle, key: Int64) throws(FloeError) -> [Value] {
+        property.type.collection == .single
+            ? [try value(in: table, key: key, column: column)]
+            : try collectionElements(in: table, key: key, column: column)
     }
 }
 
