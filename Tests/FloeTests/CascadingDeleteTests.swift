@@ -224,6 +224,18 @@ protocol CascadeKeyed { var id: Int { get } }
         #expect(try await Self.ids(realm, Invoice.self) == [100])
         let lines = try await realm.read { realm in realm.object(ofType: Order.self, forPrimaryKey: 1)!.lines.map(\.id) }
         #expect(lines == [10, 11])
+        // Later writes of every class still work, and the same delete now cascades.
+        try await realm.write { realm in
+            _ = try Self.makeOrder(realm, id: 2, lines: [12], invoice: 101)
+            try realm.create(Customer.self, value: ["id": 7])
+            try realm.create(Attachment.self, value: ["id": 8])
+        }
+        try await realm.write { realm in try realm.delete(realm.object(ofType: Order.self, forPrimaryKey: 1)!) }
+        #expect(try await Self.ids(realm, Order.self) == [2])
+        #expect(try await Self.ids(realm, Line.self) == [12])
+        #expect(try await Self.ids(realm, Invoice.self) == [101])
+        #expect(try await Self.ids(realm, Customer.self) == [7])
+        #expect(try await Self.ids(realm, Attachment.self) == [8])
     }
 
     @Test func aBadObjectInTheSequenceDeletesNothing() async throws {
