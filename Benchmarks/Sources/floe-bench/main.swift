@@ -1,7 +1,8 @@
 import Foundation
 
-// floe-bench [GROUP ...]: runs the workload groups named (all by default) and prints one
-// line per figure, then the same lines as a Markdown table for Docs/Performance.md.
+// floe-bench [GROUP ...] [--quick]: runs the workload groups named (all by default) and prints
+// one line per figure, then the same lines as a Markdown table for Docs/Performance.md.
+// floe-bench gate [THRESHOLDS]: the performance gate CI runs (Support/Gate.swift).
 // Build and run in release mode only: debug figures mean nothing.
 
 /// A group of workloads that share their setup.
@@ -43,11 +44,12 @@ func workloadGroups() -> [WorkloadGroup] {
 func runBenchmark(arguments: [String]) async throws {
     let groups = workloadGroups()
     if arguments.contains("--help") || arguments.contains("-h") {
-        print("usage: floe-bench [GROUP ...]   (default: all; W alone: every W group)")
+        print("usage: floe-bench [GROUP ...] [--quick]   (default: all; W alone: every W group; --quick: a fifth of the size)")
+        print("       floe-bench gate [THRESHOLDS]      (the performance gate; default thresholds: \(Gate.defaultThresholdsPath))")
         for group in groups { print("  \(group.name)  \(group.summary)") }
         return
     }
-    var requested = Set(arguments.map { $0.uppercased() })
+    var requested = Set(arguments.filter { $0 != "--quick" }.map { $0.uppercased() })
     if requested.remove("W") != nil {
         requested.formUnion(groups.map(\.name).filter { $0.hasPrefix("W") })
     }
@@ -63,6 +65,7 @@ func runBenchmark(arguments: [String]) async throws {
     let fixtures = Fixtures(scratch: scratch, reporter: reporter)
     let start = Clocks.wallNanoseconds()
     reporter.printHeader()
+    if Scale.isQuick { reporter.note("--quick: every workload runs at a fifth of the size its line names") }
     for group in selected {
         reporter.note("\(group.name): \(group.summary)")
         try await group.run(fixtures, reporter)
@@ -76,6 +79,9 @@ do {
     if arguments.first == OpenWorkloads.childCommand {
         try OpenWorkloads.runChild(arguments: Array(arguments.dropFirst()))
         exit(0)
+    }
+    if arguments.first == Gate.command {
+        exit(try await Gate.run(arguments: Array(arguments.dropFirst()), groups: workloadGroups()) ? 0 : 1)
     }
     try await runBenchmark(arguments: arguments)
 } catch {

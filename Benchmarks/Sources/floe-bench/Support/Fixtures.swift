@@ -5,7 +5,7 @@ import Foundation
 final class Fixtures {
     static let millionDogCount = 1_000_000
     /// N of the W workloads.
-    static let dogCount = 100_000
+    static let dogCount = Scale.size(100_000)
 
     let scratch: ScratchDirectory
     private let reporter: Reporter
@@ -50,7 +50,7 @@ final class Fixtures {
         let grdbTime = try Clocks.wallTime {
             try GRDBDogs.createFilledDatabase(at: grdbPath, count: Self.dogCount).close()
         }
-        reporter.note("built the 100,000-dog realm in \(Format.duration(nanoseconds: floeTime)) (\(Format.bytes(Double(FileSizes.size(of: floePath))))) and the GRDB database in \(Format.duration(nanoseconds: grdbTime)) (\(Format.bytes(Double(FileSizes.size(of: grdbPath)))))")
+        reporter.note("built the \(Format.grouped(Int64(Self.dogCount)))-dog realm in \(Format.duration(nanoseconds: floeTime)) (\(Format.bytes(Double(FileSizes.size(of: floePath))))) and the GRDB database in \(Format.duration(nanoseconds: grdbTime)) (\(Format.bytes(Double(FileSizes.size(of: grdbPath)))))")
         dogFiles = (floePath, grdbPath)
         return (floePath, grdbPath)
     }

@@ -15,12 +15,28 @@ struct ReportLine {
     var ratio: String = "—"
     var target: String = "—"
     var verdict: Verdict = .info
+    /// The figure the performance gate (`floe-bench gate`) compares with its threshold.
+    var gate: GateFigure? = nil
+}
+
+/// A ratio the performance gate can check: how many times faster Floe was than the peer in
+/// the same run, under a short key (`W1`) that `Benchmarks/gate-thresholds.txt` names.
+struct GateFigure {
+    var key: String
+    /// The medians, in nanoseconds.
+    var floe: Double
+    var peer: Double
+
+    /// Greater than 1 when Floe was faster.
+    var speedup: Double { peer / floe }
 }
 
 /// Prints each line as soon as it is measured (a long run shows progress) and keeps them
 /// all for the summary table at the end.
 final class Reporter {
     private(set) var lines: [ReportLine] = []
+    /// Keeps the lines without printing them (the gate prints its own table).
+    var quiet = false
 
     private static let widths = [62, 24, 22, 10, 30]
 
@@ -31,11 +47,13 @@ final class Reporter {
 
     func add(_ line: ReportLine) {
         lines.append(line)
+        if quiet { return }
         print(Self.row([line.workload, line.floe, line.peer, line.ratio, line.target, line.verdict.rawValue]))
     }
 
     /// Progress and context that is not a measured figure.
     func note(_ text: String) {
+        if quiet { return }
         print("  · \(text)")
     }
 

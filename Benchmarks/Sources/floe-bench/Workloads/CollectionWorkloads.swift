@@ -40,9 +40,9 @@ final class LinkedDog: Object {
 /// Every workload checks its result (counts, sums and an order-sensitive checksum, every
 /// name read).
 enum CollectionWorkloads {
-    static let listLength = 1_000_000
+    static let listLength = Scale.size(1_000_000)
     static let personCount = 1_000
-    static let linkedDogCount = 100_000
+    static let linkedDogCount = Scale.size(100_000)
     static let appendRounds = 3
     static let sumRounds = 5
     static let linkRounds = 3
@@ -264,7 +264,8 @@ enum CollectionWorkloads {
             peer: Format.duration(nanoseconds: peer.median),
             ratio: Format.speedup(floe: floe.median, peer: peer.median),
             target: "≥ 10× GRDB",
-            verdict: peer.median / floe.median >= readTarget ? .met : .missed))
+            verdict: peer.median / floe.median >= readTarget ? .met : .missed,
+            gate: GateFigure(key: "C2", floe: floe.median, peer: peer.median)))
         reporter.add(ReportLine(
             workload: "C2 same (GRDB: no index, scan + sort)",
             floe: Format.duration(nanoseconds: floe.median),

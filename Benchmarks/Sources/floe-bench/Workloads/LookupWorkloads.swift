@@ -68,7 +68,8 @@ enum LookupWorkloads {
             peer: Format.duration(nanoseconds: record.median),
             ratio: Format.speedup(floe: floe.median, peer: record.median),
             target: "≥ 50× GRDB fetchOne",
-            verdict: record.median / floe.median >= 50 ? .met : .missed))
+            verdict: record.median / floe.median >= 50 ? .met : .missed,
+            gate: GateFigure(key: "W4", floe: floe.median, peer: record.median)))
         reporter.add(ReportLine(
             workload: "W4 same (GRDB: prepared statement)",
             floe: Format.duration(nanoseconds: floe.median),

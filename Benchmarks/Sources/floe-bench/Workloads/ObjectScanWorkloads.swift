@@ -79,14 +79,16 @@ enum ObjectScanWorkloads {
             peer: Format.duration(nanoseconds: peer.median),
             ratio: Format.speedup(floe: iteration.median, peer: peer.median),
             target: "≥ 20× GRDB",
-            verdict: peer.median / iteration.median >= 20 ? .met : .missed))
+            verdict: peer.median / iteration.median >= 20 ? .met : .missed,
+            gate: GateFigure(key: "W3", floe: iteration.median, peer: peer.median)))
         reporter.add(ReportLine(
             workload: "W3a sum(ofProperty: \"age\") (GRDB: fetchAll)",
             floe: Format.duration(nanoseconds: objectAggregate.median),
             peer: Format.duration(nanoseconds: peer.median),
             ratio: Format.speedup(floe: objectAggregate.median, peer: peer.median),
             target: "≥ 50× GRDB",
-            verdict: peer.median / objectAggregate.median >= 50 ? .met : .missed))
+            verdict: peer.median / objectAggregate.median >= 50 ? .met : .missed,
+            gate: GateFigure(key: "W3a", floe: objectAggregate.median, peer: peer.median)))
         reporter.add(ReportLine(
             workload: "W3a same, the engine's sumOfIntegers alone",
             floe: Format.duration(nanoseconds: aggregate.median),
