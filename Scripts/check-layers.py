@@ -12,8 +12,8 @@ import sys
 # Floors, lowest first; the folders of one floor may name each other's types (see
 # Docs/Architecture.md for why Model and Schema share one). Errors and Locking are the floor every layer
 # stands on.
-FLOORS = [["Errors", "Locking"], ["Storage"], ["Engine"], ["Model", "Schema"], ["Collections"], ["Mapping"],
-          ["Query"], ["Realm"], ["Changes"], ["Projection"]]
+FLOORS = [["Errors", "Locking", "Geo"], ["Storage"], ["Engine"], ["Model", "Schema"], ["Collections"], ["Mapping"],
+          ["Query"], ["Results"], ["Realm"], ["Changes"], ["Projection"]]
 LAYERS = {folder: level for level, floor in enumerate(FLOORS) for folder in floor}
 
 DECLARATION = re.compile(
