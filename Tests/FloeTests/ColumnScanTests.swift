@@ -9,14 +9,14 @@ import Testing
     @Test func columnScansSelectWhatTheEvaluatorSelects() async throws {
         let realm = try await QueryTests.makeRealm(seed: 99)
         let (scanned, problems) = try await realm.read { realm -> (Int, [String]) in
-            let core = realm._access.context
-            let binding = try core.tableBinding(for: QueryTests.Pup.self)!
-            let reader = try core.currentReader()
+            let context = realm._access.context
+            let binding = try context.tableBinding(for: QueryTests.Pup.self)!
+            let reader = try context.currentReader()
             var scanned = 0
             var problems: [String] = []
             for (format, arguments, _) in QueryTests.cases {
                 let predicate = try PredicateParser.parse(format, arguments: arguments)
-                let evaluator = try QueryEvaluator(predicate, binding: binding, reader: reader, bindings: Self.lookup(core))
+                let evaluator = try QueryEvaluator(predicate, binding: binding, reader: reader, bindings: Self.lookup(context))
                 let expected = try evaluator.matchingKeys()
                 guard let scan = try ColumnScan(predicate, binding: binding, reader: reader) else { continue }
                 scanned += 1
@@ -30,8 +30,8 @@ import Testing
         #expect(scanned >= 20, "most of the suite's predicates read plain columns")
     }
 
-    static func lookup(_ core: ObjectContext) -> (ObjectBase.Type) throws(FloeError) -> TableBinding? {
-        { (type) throws(FloeError) in try core.tableBinding(for: type) }
+    static func lookup(_ context: ObjectContext) -> (ObjectBase.Type) throws(FloeError) -> TableBinding? {
+        { (type) throws(FloeError) in try context.tableBinding(for: type) }
     }
 
     @Test func predicatesThroughLinksOrCollectionsAreLeftToTheEvaluator() async throws {

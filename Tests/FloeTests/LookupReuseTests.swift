@@ -165,5 +165,5 @@ import Testing
 
 extension Realm {
     /// Whether the realm's context still keeps an object for the next lookup.
-    var keepsLookupForTesting: Bool { core.lastLookup != nil }
+    var keepsLookupForTesting: Bool { context.lastLookup != nil }
 }

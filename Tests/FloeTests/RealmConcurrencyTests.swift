@@ -117,6 +117,6 @@ import Testing
 extension Realm {
     /// Closes the store now rather than when the last reference goes.
     func closeForTesting() {
-        core.store.close()
+        context.store.close()
     }
 }

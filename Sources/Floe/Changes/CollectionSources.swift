@@ -159,7 +159,7 @@ extension Results {
     ///
     /// - Throws: ``FloeError/invalidKeyPath(className:keyPath:reason:)`` naming the class and key path.
     public func changes(keyPaths: [String]?) throws -> CollectionChanges<FrozenResults<Element>> {
-        let store = core.store
+        let store = context.store
         let channel = try ChangeChannel<CollectionDiffer<ResultsSource<Element>>>.collection(ResultsSource<Element>(query: query, type: elementType), store: store, keyPaths: keyPaths,
                                                                                           kind: "Results<\(Element.className())>")
         return CollectionChanges(withDeletedKeys: CollectionChangesWithKeys(channel: channel))

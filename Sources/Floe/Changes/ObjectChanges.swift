@@ -116,10 +116,10 @@ enum ChangeSources {
     }
 
     static func store(of binding: ObjectBinding, className: String) throws(FloeError) -> Store {
-        guard let core = binding.source as? ObjectContext else {
+        guard let context = binding.source as? ObjectContext else {
             throw .invalidOperation(className: className, detail: "a frozen object never changes; observe the live object (thaw it first)")
         }
-        return core.store
+        return context.store
     }
 }
 

@@ -52,16 +52,16 @@ extension Realm {
     /// The write, with each of `streams` told to skip the version it is about to commit (the
     /// writer's turn, held from begin to commit, makes that version known in advance).
     private func writeSkipping<Result>(_ streams: [any ChangeStream], deferringSync: Bool, _ block: () throws -> Result) throws -> (result: Result, version: UInt64) {
-        try core.beginWrite()
+        try context.beginWrite()
         let channels = streams.map(\.changeStreamID.channel).filter { $0.store === store }
-        let version = core.transaction!.baseVersion + 1
+        let version = context.transaction!.baseVersion + 1
         for channel in channels { channel.skip(version: version) }
         do {
             let result = try block()
-            return (result, try core.commitWrite(deferringSync: deferringSync))
+            return (result, try context.commitWrite(deferringSync: deferringSync))
         } catch {
             for channel in channels { channel.unskip(version: version) }
-            core.cancelWrite()
+            context.cancelWrite()
             throw error
         }
     }

@@ -2,7 +2,7 @@
 /// operations on its column, with elements resolved (unmanaged objects added, embedded
 /// objects created) and replaced embedded objects deleted.
 struct CollectionEditor: CollectionEditing {
-    let core: ObjectContext
+    let context: ObjectContext
     let transaction: WriteTransaction
     let binding: ObjectBinding
     let column: Int
@@ -15,7 +15,7 @@ struct CollectionEditor: CollectionEditing {
     var count: Int { (try? transaction.collectionCount(in: table, key: key, column: column)) ?? 0 }
 
     func stored(_ element: _FloeValue) throws(FloeError) -> Value {
-        try core.resolve(element, for: binding.tableBinding, column: column, owner: key, update: update)
+        try context.resolve(element, for: binding.tableBinding, column: column, owner: key, update: update)
     }
 
     func insert(_ element: _FloeValue, at position: Int) throws(FloeError) {
@@ -91,8 +91,8 @@ struct CollectionEditor: CollectionEditing {
               let property = binding.tableBinding.propertyOfColumn[column],
               let target = binding.tableBinding.schema.properties[property].type.objectType,
               try SchemaDiscovery.schema(for: target).kind == .embedded,
-              let targetBinding = try core.tableBinding(for: target)
+              let targetBinding = try context.tableBinding(for: target)
         else { return }
-        try core.deleteRow(targetBinding, key: old)
+        try context.deleteRow(targetBinding, key: old)
     }
 }

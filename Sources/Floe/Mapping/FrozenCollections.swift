@@ -93,10 +93,10 @@ extension ManagedCollection {
             throw FloeError.invalidOperation(className: kind, detail: "an unmanaged collection cannot be frozen; add its object to a realm first")
         }
         if let frozen = parent.source as? FrozenSource { return (frozen.snapshot, parent) }
-        guard let core = parent.source as? ObjectContext else {
+        guard let context = parent.source as? ObjectContext else {
             throw FloeError.invalidOperation(className: kind, detail: "this collection cannot be frozen")
         }
-        return (try core.latestSnapshot(), parent)
+        return (try context.latestSnapshot(), parent)
     }
 }
 

@@ -28,7 +28,7 @@ extension ObjectBase {
         while let (object, value, level) = pending.popLast() {
             // The dynamic class: the object may have been made through a metatype.
             let schema = try SchemaDiscovery.schema(for: type(of: object))
-            var values = try ValueCoercion.propertyValues(for: schema, from: value, core: nil)
+            var values = try ValueCoercion.propertyValues(for: schema, from: value, context: nil)
             for (index, property) in schema.properties.enumerated() {
                 guard let given = values[index], let target = property.type.objectType else { continue }
                 func made(from nested: Any) throws(FloeError) -> _FloeValue {

@@ -111,7 +111,7 @@ extension ObjectContext {
         }
         defer { if source != nil { objectsBeingCopied.removeLast() } }
         let binding = try ensureTable(for: type)
-        let given = try ValueCoercion.propertyValues(for: schema, from: value, core: self)
+        let given = try ValueCoercion.propertyValues(for: schema, from: value, context: self)
         let defaults = ValueCoercion.defaults(for: schema)
         let values = schema.properties.indices.map { given[$0] ?? defaults[$0] }
         let key = try store(values, binding: binding, update: update, given: given)
@@ -147,7 +147,7 @@ extension ObjectContext {
             guard object._floeBinding == nil else { return false }
             given = schema.accessors.map { $0.unmanagedValue(object) }
         } else if let nested = value.valueToCreate {
-            given = try ValueCoercion.propertyValues(for: schema, from: nested, core: self)
+            given = try ValueCoercion.propertyValues(for: schema, from: nested, context: self)
         } else {
             return false
         }

@@ -124,7 +124,7 @@ extension ObjectContext {
     private func advanceCollection(_ frame: inout LinkFrame, column: Int, kind: CollectionKind, elements: [_FloeValue],
                                    keys: [String]?) throws(FloeError) -> LinkFrame? {
         let row = ObjectBinding(source: self, tableBinding: frame.binding, key: frame.key)
-        let editor = CollectionEditor(core: self, transaction: try requireWrite(), binding: row, column: column, update: frame.update)
+        let editor = CollectionEditor(context: self, transaction: try requireWrite(), binding: row, column: column, update: frame.update)
         // `.modified` leaves a collection that holds the elements already unwritten, so it
         // resolves them all before writing any. Elements that are embedded objects are always
         // written (each would be a new object).

@@ -241,7 +241,7 @@ final class ObjectContext: ObjectSource {
             preconditionFailure("Cannot modify '\(binding.className).\(binding.tableBinding.propertyName(ofColumn: column))' of the \(binding.className) object with key \(binding.key) outside a write transaction.")
         }
         do {
-            try change(CollectionEditor(core: self, transaction: transaction, binding: binding, column: column))
+            try change(CollectionEditor(context: self, transaction: transaction, binding: binding, column: column))
         } catch {
             pendingErrors.append(error.naming(binding.tableBinding, column: column))
         }

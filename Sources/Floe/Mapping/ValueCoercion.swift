@@ -6,16 +6,16 @@ import Foundation
 enum ValueCoercion {
     /// The value of each property that `value` supplies (nil where it supplies none). Links
     /// come back as the object to link (`object`) or the value to create it from (`nested`).
-    /// `core` is the realm being written (nil for unmanaged objects): objects it does not
+    /// `context` is the realm being written (nil for unmanaged objects): objects it does not
     /// manage are copied rather than linked.
-    static func propertyValues(for schema: ObjectSchemaInfo, from value: Any, core: ObjectContext?) throws(FloeError) -> [_FloeValue?] {
+    static func propertyValues(for schema: ObjectSchemaInfo, from value: Any, context: ObjectContext?) throws(FloeError) -> [_FloeValue?] {
         var result = [_FloeValue?](repeating: nil, count: schema.properties.count)
         if Swift.type(of: value) is NSDictionary.Type, let dictionary = value as? NSDictionary {
             // Looked up key by key: bridging the whole dictionary to Swift would bridge its
             // nested dictionaries too, without end for one that contains itself.
             for (index, property) in schema.properties.enumerated() where !property.isComputed {
                 guard let entry = dictionary.object(forKey: property.name) ?? dictionary.object(forKey: property.persistedName) else { continue }
-                result[index] = try coerceProperty(entry, to: property, in: schema.className, core: core)
+                result[index] = try coerceProperty(entry, to: property, in: schema.className, context: context)
             }
             return result
         }
@@ -23,7 +23,7 @@ enum ValueCoercion {
         case let dictionary as [String: Any]:
             for (index, property) in schema.properties.enumerated() where !property.isComputed {
                 guard let entry = dictionary[property.name] ?? dictionary[property.persistedName] else { continue }
-                result[index] = try coerceProperty(entry, to: property, in: schema.className, core: core)
+                result[index] = try coerceProperty(entry, to: property, in: schema.className, context: context)
             }
         case let array as [Any]:
             // In declared order, computed properties (linking objects) left out, as in Realm.
@@ -34,7 +34,7 @@ enum ValueCoercion {
                                         detail: "an array of \(array.count) values was given, but \(schema.className) has \(stored.count) persisted properties (an array fills them in declared order)")
             }
             for (index, entry) in zip(stored, array) {
-                result[index] = try coerceProperty(entry, to: schema.properties[index], in: schema.className, core: core)
+                result[index] = try coerceProperty(entry, to: schema.properties[index], in: schema.className, context: context)
             }
         case _ where isNestedValue(value):
             // Another kind of collection: refused before a cast to a class could bridge it.
@@ -42,7 +42,7 @@ enum ValueCoercion {
                                 value: describe(value))
         case let frozen as FrozenObjectSource:
             // A frozen object (from this realm or another): an independent copy of its values.
-            return try propertyValues(for: schema, from: frozen.makeObject(), core: core)
+            return try propertyValues(for: schema, from: frozen.makeObject(), context: context)
         case let object as ObjectBase:
             let other = try SchemaDiscovery.schema(for: type(of: object))
             for (index, property) in schema.properties.enumerated() where !property.isComputed {
@@ -51,13 +51,13 @@ enum ValueCoercion {
                 if property.type.collection != .single {
                     var elements: [_FloeValue] = []
                     for element in stored.elements ?? [] {
-                        elements.append(try coerceStored(element, to: property.element, in: schema.className, core: core))
+                        elements.append(try coerceStored(element, to: property.element, in: schema.className, context: context))
                     }
                     result[index] = .elements(elements, keys: stored.keys)
                 } else if property.type.columnType == .mixed {
-                    result[index] = stored.object == nil ? stored.detached : try linkValue(stored, for: property, in: schema.className, core: core)
+                    result[index] = stored.object == nil ? stored.detached : try linkValue(stored, for: property, in: schema.className, context: context)
                 } else if property.type.columnType == .link && property.type.collection == .single {
-                    result[index] = try linkValue(stored, for: property, in: schema.className, core: core)
+                    result[index] = try linkValue(stored, for: property, in: schema.className, context: context)
                 } else {
                     result[index] = _FloeValue(try coerce(stored.value, stored: true, to: property, in: schema.className))
                 }
@@ -75,12 +75,12 @@ enum ValueCoercion {
         return schema.accessors.map { $0.unmanagedValue(prototype) }
     }
 
-    private static func coerceProperty(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
+    private static func coerceProperty(_ value: Any, to property: PropertyInfo, in className: String, context: ObjectContext?) throws(FloeError) -> _FloeValue {
         if property.type.collection != .single {
-            return try coerceCollection(value, to: property, in: className, core: core)
+            return try coerceCollection(value, to: property, in: className, context: context)
         }
         if property.type.columnType == .mixed {
-            return try coerceMixed(value, to: property, in: className, core: core, level: 0)
+            return try coerceMixed(value, to: property, in: className, context: context, level: 0)
         }
         guard property.type.columnType == .link else {
             return _FloeValue(try coerce(value, to: property, in: className))
@@ -96,24 +96,24 @@ enum ValueCoercion {
         if value is FrozenObjectSource { return .toCreate(value) }
         if isNull(value) { return _FloeValue(.null) }
         if let object = value as? ObjectBase {
-            return try linkValue(object._floeEncoded, for: property, in: className, core: core)
+            return try linkValue(object._floeEncoded, for: property, in: className, context: context)
         }
         if property.type.isMapped, let mapped = value as? any _Persistable, let object = mapped._floeEncoded.object {
             // A value of a type mapped to an embedded object: its persisted object.
-            return try linkValue(object._floeEncoded, for: property, in: className, core: core)
+            return try linkValue(object._floeEncoded, for: property, in: className, context: context)
         }
         throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName.hasSuffix("?") ? property.type.swiftName : property.type.swiftName + "?", value: describe(value))
     }
 
     /// A list, set or map value: an array (or, for maps, a dictionary) of element values, or
     /// another collection.
-    private static func coerceCollection(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
+    private static func coerceCollection(_ value: Any, to property: PropertyInfo, in className: String, context: ObjectContext?) throws(FloeError) -> _FloeValue {
         let element = property.element
         if isNull(value) { return .elements([]) }
         if !isNestedValue(value), let persistable = value as? any _Persistable, Swift.type(of: persistable)._floeType.collection == property.type.collection {
             let encoded = persistable._floeEncoded
             var elements: [_FloeValue] = []
-            for stored in encoded.elements ?? [] { elements.append(try coerceStored(stored, to: element, in: className, core: core)) }
+            for stored in encoded.elements ?? [] { elements.append(try coerceStored(stored, to: element, in: className, context: context)) }
             return .elements(elements, keys: encoded.keys)
         }
         if property.type.collection == .map {
@@ -127,7 +127,7 @@ enum ValueCoercion {
             }
             pairs.sort { $0.0 < $1.0 }
             var elements: [_FloeValue] = []
-            for (_, entry) in pairs { elements.append(try coerceProperty(entry, to: element, in: className, core: core)) }
+            for (_, entry) in pairs { elements.append(try coerceProperty(entry, to: element, in: className, context: context)) }
             return .elements(elements, keys: pairs.map(\.0))
         }
         let array: [Any]
@@ -139,13 +139,13 @@ enum ValueCoercion {
             throw .typeMismatch(table: className, column: property.name, expected: property.type.swiftName + " (an array)", value: describe(value))
         }
         var elements: [_FloeValue] = []
-        for entry in array { elements.append(try coerceProperty(entry, to: element, in: className, core: core)) }
+        for entry in array { elements.append(try coerceProperty(entry, to: element, in: className, context: context)) }
         return .elements(elements)
     }
 
     /// A mixed value: an `AnyRealmValue`, an object, or any scalar Swift (or JSON) value.
     /// `level`: how many arrays and dictionaries enclose it.
-    private static func coerceMixed(_ value: Any, to property: PropertyInfo, in className: String, core: ObjectContext?,
+    private static func coerceMixed(_ value: Any, to property: PropertyInfo, in className: String, context: ObjectContext?,
                                     level: Int) throws(FloeError) -> _FloeValue {
         if isNestedValue(value) {
             // Arrays and dictionaries (JSON's too) become nested lists and dictionaries, as deep
@@ -155,7 +155,7 @@ enum ValueCoercion {
                 var values: [Value] = []
                 values.reserveCapacity(array.count)
                 for element in array {
-                    values.append(try coerceMixed(element, to: property, in: className, core: core, level: level + 1).value)
+                    values.append(try coerceMixed(element, to: property, in: className, context: context, level: level + 1).value)
                 }
                 return _FloeValue(.list(values))
             }
@@ -163,7 +163,7 @@ enum ValueCoercion {
                 var entries: [Value.MapEntry] = []
                 entries.reserveCapacity(dictionary.count)
                 for key in dictionary.keys.sorted() {
-                    let entry = try coerceMixed(dictionary[key]!, to: property, in: className, core: core, level: level + 1)
+                    let entry = try coerceMixed(dictionary[key]!, to: property, in: className, context: context, level: level + 1)
                     entries.append(Value.MapEntry(key: key, value: entry.value))
                 }
                 return _FloeValue(.dictionary(entries))
@@ -187,21 +187,21 @@ enum ValueCoercion {
     }
 
     /// An element already in stored form (taken from another collection).
-    private static func coerceStored(_ stored: _FloeValue, to element: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
-        if element.type.columnType == .link { return try linkValue(stored, for: element, in: className, core: core) }
+    private static func coerceStored(_ stored: _FloeValue, to element: PropertyInfo, in className: String, context: ObjectContext?) throws(FloeError) -> _FloeValue {
+        if element.type.columnType == .link { return try linkValue(stored, for: element, in: className, context: context) }
         return _FloeValue(try coerce(stored.value, stored: true, to: element, in: className))
     }
 
     /// A link taken from another object: kept when the target belongs to the realm being
     /// written (or is unmanaged), copied when it belongs to another realm or a frozen version.
-    private static func linkValue(_ stored: _FloeValue, for property: PropertyInfo, in className: String, core: ObjectContext?) throws(FloeError) -> _FloeValue {
+    private static func linkValue(_ stored: _FloeValue, for property: PropertyInfo, in className: String, context: ObjectContext?) throws(FloeError) -> _FloeValue {
         guard let object = stored.object else { return _FloeValue(.null) }
         guard let binding = object._floeBinding else { return .object(object, stored: .null) }
         // An embedded object has one owner: the copy gets a copy of it.
         if binding.tableBinding.schema.kind != .embedded {
-            if let core, core.owns(object) { return .object(object, stored: .link(binding.key)) }
+            if let context, context.owns(object) { return .object(object, stored: .link(binding.key)) }
             // An unmanaged copy (`Dog(value: managedDog)`) links to the same live objects, as in Realm.
-            if core == nil && !binding.source.isFrozen { return .object(object, stored: .null) }
+            if context == nil && !binding.source.isFrozen { return .object(object, stored: .null) }
         }
         return .toCreate(object)
     }

@@ -247,7 +247,7 @@ extension RealmReading where Self: ~Copyable {
     /// the property and its key path) when its closure returns, and a write rolls back.
     public func objects<P: ProjectionObservable>(_ type: P.Type) -> ProjectionResults<P> where P.Root: Object {
         let roots = objects(P.Root.self)
-        ProjectionSchema.check(P.self, in: roots.core)
+        ProjectionSchema.check(P.self, in: roots.context)
         return ProjectionResults(rootResults: roots)
     }
 
@@ -260,7 +260,7 @@ extension RealmReading where Self: ~Copyable {
     /// A projection whose key path reads no persisted property is refused as
     /// `objects(_:)` refuses it: the enclosing `read { }` or `write { }` throws.
     public func object<P: ProjectionObservable, Key: _Persistable>(ofType type: P.Type, forPrimaryKey key: Key) -> P? where P.Root: Object {
-        ProjectionSchema.check(P.self, in: objects(P.Root.self).core)
+        ProjectionSchema.check(P.self, in: objects(P.Root.self).context)
         return object(ofType: P.Root.self, forPrimaryKey: key).map { P(projecting: $0) }
     }
 }

@@ -61,8 +61,8 @@ enum ProjectionSchema {
     /// `object(ofType:forPrimaryKey:)`): a refused key path is recorded on the realm, so that
     /// the `read { }` or `write { }` it happens in throws it when its closure returns (a write
     /// rolls back), and nothing read through the projection leaves.
-    static func check<P: ProjectionObservable>(_ type: P.Type, in core: ObjectContext) {
-        if case .failure(let error) = verdict(of: type) { core.deferReadError(error) }
+    static func check<P: ProjectionObservable>(_ type: P.Type, in context: ObjectContext) {
+        if case .failure(let error) = verdict(of: type) { context.deferReadError(error) }
     }
 
     /// Checks the projection class `type` where a projection of a managed object is made

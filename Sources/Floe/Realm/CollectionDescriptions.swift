@@ -24,7 +24,7 @@ extension Map: DescribableCollection {
 extension Results: CustomStringConvertible {
     /// `Results<Dog> <0x…> ( [0] Dog { … } )`, the first 100 objects, like Realm's.
     public var description: String {
-        ObjectDescription.collection(named: "Results<\(Element.className())>", identity: core,
+        ObjectDescription.collection(named: "Results<\(Element.className())>", identity: context,
                                      elements: prefix(100).enumerated().map { ("\($0.offset)", $0.element) }, indent: 0, objectsInFull: true)
     }
 }

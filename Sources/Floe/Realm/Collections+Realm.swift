@@ -6,10 +6,10 @@ extension Results {
     /// ```swift
     /// extension Realm { func owns(_ dogs: Results<Dog>) -> Bool { dogs.realm === self } }
     /// ```
-    public var realm: Realm? { core.owner as? Realm }
+    public var realm: Realm? { context.owner as? Realm }
 
     /// Whether the realm these results read was closed (then they can no longer be read).
-    public var isInvalidated: Bool { core.store.isClosed }
+    public var isInvalidated: Bool { context.store.isClosed }
 }
 
 extension List {

@@ -13,7 +13,7 @@ extension ObjectContext {
 
     /// The live counterpart of frozen results: the same class, filter and order, now.
     func thaw<T: Object>(_ frozen: FrozenResults<T>) -> Results<T> {
-        Results(core: self, query: frozen.query, elementType: frozen.elementType)
+        Results(context: self, query: frozen.query, elementType: frozen.elementType)
     }
 
     /// The live counterpart of a frozen list, or nil if its object was deleted since.

@@ -55,7 +55,7 @@ extension Realm {
             return try store.refresh()
         } catch {
             // Realm's refresh() cannot throw: the next read does.
-            core.deferReadError(error)
+            context.deferReadError(error)
             return false
         }
     }

@@ -27,9 +27,9 @@ extension Realm {
 
     /// The oldest asymmetric objects of `type` after `key`, frozen, with their keys.
     func outboxBatch<T: AsymmetricObject>(_ type: T.Type, after key: Int64, limit: Int) throws -> OutboxBatch<T>? {
-        try core.read {
-            guard let binding = try core.tableBinding(for: T.self) else { return nil }
-            let snapshot = try core.latestSnapshot()
+        try context.read {
+            guard let binding = try context.tableBinding(for: T.self) else { return nil }
+            let snapshot = try context.latestSnapshot()
             let keys = try snapshot.objectKeys(in: binding.table, after: key, limit: limit)
             guard !keys.isEmpty else { return nil }
             return OutboxBatch(objects: keys.map { Frozen(snapshot: snapshot, binding: binding, key: $0) }, keys: keys, realm: self)
@@ -38,9 +38,9 @@ extension Realm {
 
     /// Removes acknowledged asymmetric objects (and the embedded objects they own).
     func acknowledgeOutbox<T: AsymmetricObject>(_ type: T.Type, keys: [Int64]) throws {
-        try core.write {
-            guard let binding = try core.tableBinding(for: T.self) else { return }
-            for key in keys { try core.deleteRow(binding, key: key) }
+        try context.write {
+            guard let binding = try context.tableBinding(for: T.self) else { return }
+            for key in keys { try context.deleteRow(binding, key: key) }
         }
     }
 }

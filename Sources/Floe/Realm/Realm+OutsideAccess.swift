@@ -38,7 +38,7 @@ extension Realm {
     }
 
     private func performRead<Result: Sendable>(_ block: sending (borrowing ReadTransaction) throws -> Result) throws -> Result {
-        try core.read { try block(ReadTransaction(_access: access)) }
+        try context.read { try block(ReadTransaction(_access: access)) }
     }
 
     /// The realm's synchronous write API, handed to the closure of ``Realm/write(_:)-((Transaction)->Result)``:

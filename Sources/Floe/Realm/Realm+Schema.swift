@@ -11,9 +11,9 @@ extension Realm {
         if let types = configuration.objectTypes {
             return Schema(objectSchema: types.compactMap { try? ObjectSchema(info: SchemaDiscovery.schema(for: $0)) })
         }
-        let names = (try? core.currentReader().tableNames()) ?? []
+        let names = (try? context.currentReader().tableNames()) ?? []
         return Schema(objectSchema: names.compactMap { name in
-            core.modelType(named: name).flatMap { try? ObjectSchema(info: SchemaDiscovery.schema(for: $0)) }
+            context.modelType(named: name).flatMap { try? ObjectSchema(info: SchemaDiscovery.schema(for: $0)) }
         })
     }
 

@@ -49,7 +49,7 @@ protocol QueuedWrite: AnyObject, Sendable {
     /// Runs the write in its own transaction. A failed write's writer gets its error at once;
     /// for a committed one, answers the version its writer waits to see durable. Called once,
     /// on the realm's actor.
-    func run(in core: ObjectContext, access: _RealmAccess) -> UInt64?
+    func run(in context: ObjectContext, access: _RealmAccess) -> UInt64?
     /// Gives the writer its outcome once `version` (which ``run(in:access:)`` answered) is durable.
     /// `alone`: the write was its turn's only one, with nothing queued behind it.
     func awaitDurability(of version: UInt64, in store: Store, alone: Bool)
@@ -87,10 +87,10 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
     /// The committed write's result, kept from ``run(in:access:)`` until its commit is durable.
     private var committed: Value?
 
-    func run(in core: ObjectContext, access: _RealmAccess) -> UInt64? {
+    func run(in context: ObjectContext, access: _RealmAccess) -> UInt64? {
         // The block is run and let go of before the writer can learn the outcome: the writer
         // lends it without letting it escape (see ``Realm/queuedWrite(_:)``).
-        switch attempt(in: core, access: access) {
+        switch attempt(in: context, access: access) {
         case .failure(let error):
             finish(.failure(error))
             return nil
@@ -113,12 +113,12 @@ final class TypedQueuedWrite<Value: Sendable>: QueuedWrite, @unchecked Sendable 
     }
 
     @inline(never)
-    private func attempt(in core: ObjectContext, access: _RealmAccess) -> Result<(Value, UInt64), any Error> {
+    private func attempt(in context: ObjectContext, access: _RealmAccess) -> Result<(Value, UInt64), any Error> {
         guard let block else { return .failure(CancellationError()) }
         self.block = nil
         if isCancelled { return .failure(CancellationError()) }
         do {
-            return .success(try core.write(deferringSync: true) {
+            return .success(try context.write(deferringSync: true) {
                 let result = try block(Realm.Transaction(_access: access))
                 // Cancelled before the commit: roll back rather than publish.
                 if isCancelled { throw CancellationError() }
@@ -194,13 +194,13 @@ extension Realm {
             // woke the syncer per commit, and a slow commit then got a sync of its own).
             // The versions they replace are freed together after that, while the disk syncs.
             var committed: [(write: any QueuedWrite, version: UInt64)] = []
-            core.beginTurnOfWrites()
+            context.beginTurnOfWrites()
             for write in writes {
-                if let version = write.run(in: core, access: access) { committed.append((write, version)) }
+                if let version = write.run(in: context, access: access) { committed.append((write, version)) }
             }
             let alone = committed.count == 1 && writeQueue.isEmpty
             for (write, version) in committed { write.awaitDurability(of: version, in: store, alone: alone) }
-            core.endTurnOfWrites()
+            context.endTurnOfWrites()
             writes = writeQueue.next()
             if !writes.isEmpty { await Task.yield() }
         }

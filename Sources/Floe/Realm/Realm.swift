@@ -19,9 +19,9 @@ import Foundation
 /// let names = try await realm.read { realm in realm.objects(Dog.self).map(\.name) }
 /// ```
 public actor Realm {
-    let core: ObjectContext
+    let context: ObjectContext
     /// The shared implementation of the synchronous API (``RealmReading``, ``RealmWriting``).
-    var access: _RealmAccess { _RealmAccess(context: core) }
+    var access: _RealmAccess { _RealmAccess(context: context) }
     /// The shared store of the file (Sendable; every realm of the file in the process has the same).
     nonisolated let store: Store
     /// Awaited writes waiting to run on the actor, back to back (see ``WriteQueue``).
@@ -39,8 +39,8 @@ public actor Realm {
         }.value
         self.configuration = configuration
         self.store = store
-        core = try ObjectContext(store: store, isReadOnly: configuration.readOnly, objectTypes: configuration.objectTypes)
-        core.owner = self
+        context = try ObjectContext(store: store, isReadOnly: configuration.readOnly, objectTypes: configuration.objectTypes)
+        context.owner = self
     }
 
     /// Opens the realm described by `configuration`.
@@ -55,7 +55,7 @@ public actor Realm {
     // MARK: Writing inside the actor
 
     /// Whether a write transaction is open.
-    public var isInWriteTransaction: Bool { core.isInWriteTransaction }
+    public var isInWriteTransaction: Bool { context.isInWriteTransaction }
 
     /// Runs `block` in a write transaction: commits when it returns, rolls everything back
     /// when it throws (or when a property setter inside it failed).
@@ -75,17 +75,17 @@ public actor Realm {
     /// blame the closure's shape).
     @discardableResult
     public func write<Result>(_ block: (()) throws -> Result) throws -> Result {
-        try core.write { try block(()) }
+        try context.write { try block(()) }
     }
 
     /// Opens a write transaction; end it with ``commitWrite()`` or ``cancelWrite()``.
-    public func beginWrite() throws { try core.beginWrite() }
+    public func beginWrite() throws { try context.beginWrite() }
 
     /// Commits the open write transaction.
-    public func commitWrite() throws { try core.commitWrite() }
+    public func commitWrite() throws { try context.commitWrite() }
 
     /// Discards the open write transaction.
-    public func cancelWrite() { core.cancelWrite() }
+    public func cancelWrite() { context.cancelWrite() }
 
     // The members below are ``RealmWriting``'s and ``RealmReading``'s, forwarded: an actor's
     // synchronous API cannot satisfy a protocol. Their documentation is there.
@@ -168,5 +168,5 @@ public actor Realm {
     public var isEmpty: Bool { access.isEmpty }
 
     /// Versions currently alive in this realm's file: the newest, plus those frozen snapshots hold.
-    public var numberOfActiveVersions: Int { core.store.activeVersionCount }
+    public var numberOfActiveVersions: Int { context.store.activeVersionCount }
 }

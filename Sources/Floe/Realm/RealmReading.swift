@@ -53,7 +53,7 @@ extension RealmReading where Self: ~Copyable {
     /// ```
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         // The metatype passed, not `T`: `let type: Object.Type = Dog.self` reads Dogs.
-        Results(core: _access.context, elementType: type)
+        Results(context: _access.context, elementType: type)
     }
 
     /// The object of `type` whose primary key is `key`, or nil.

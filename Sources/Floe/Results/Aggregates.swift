@@ -200,12 +200,12 @@ extension Results: _AggregatableObjects {
     public typealias _AggregatedObject = Element
 
     public func _aggregationSource() throws -> _AggregationSource {
-        guard let binding = try core.tableBinding(for: elementType) else {
+        guard let binding = try context.tableBinding(for: elementType) else {
             return _AggregationSource(type: elementType, binding: nil, reader: nil, keys: [])
         }
-        let reader = try core.currentReader()
+        let reader = try context.currentReader()
         let keys = try query.map { query throws(FloeError) in
-            try query.keys(in: binding, reader: reader) { (type) throws(FloeError) in try core.tableBinding(for: type) }
+            try query.keys(in: binding, reader: reader) { (type) throws(FloeError) in try context.tableBinding(for: type) }
         }
         return _AggregationSource(type: elementType, binding: binding, reader: reader, keys: keys)
     }

@@ -135,41 +135,41 @@ extension _ObjectResultsConvertible {
 
 enum CollectionQuery {
     /// The live realm a managed collection reads, or why it cannot be queried.
-    static func core(_ parent: ObjectBinding?, kind: String) throws(FloeError) -> (ObjectContext, ObjectBinding) {
+    static func context(_ parent: ObjectBinding?, kind: String) throws(FloeError) -> (ObjectContext, ObjectBinding) {
         guard let parent else {
             throw .invalidOperation(className: kind, detail: "an unmanaged collection cannot be queried; add its object to a realm first")
         }
-        guard let core = parent.source as? ObjectContext else {
+        guard let context = parent.source as? ObjectContext else {
             throw .invalidOperation(className: kind, detail: "a frozen collection is queried through its frozen form (freeze() it)")
         }
-        return (core, parent)
+        return (context, parent)
     }
 }
 
 extension List: _ObjectResultsConvertible where Element: Object {
     public func _objectResults() throws(FloeError) -> Results<Element> {
-        let (core, parent) = try CollectionQuery.core(parent, kind: "List<\(Element.className())>")
-        return Results(core: core, query: ResultsQuery(base: .collection(owner: parent.tableBinding.table, key: parent.key, column: column)))
+        let (context, parent) = try CollectionQuery.context(parent, kind: "List<\(Element.className())>")
+        return Results(context: context, query: ResultsQuery(base: .collection(owner: parent.tableBinding.table, key: parent.key, column: column)))
     }
 }
 
 extension MutableSet: _ObjectResultsConvertible where Element: Object {
     public func _objectResults() throws(FloeError) -> Results<Element> {
-        let (core, parent) = try CollectionQuery.core(parent, kind: "MutableSet<\(Element.className())>")
-        return Results(core: core, query: ResultsQuery(base: .collection(owner: parent.tableBinding.table, key: parent.key, column: column)))
+        let (context, parent) = try CollectionQuery.context(parent, kind: "MutableSet<\(Element.className())>")
+        return Results(context: context, query: ResultsQuery(base: .collection(owner: parent.tableBinding.table, key: parent.key, column: column)))
     }
 }
 
 extension LinkingObjects: _ObjectResultsConvertible where Element: Object {
     public func _objectResults() throws(FloeError) -> Results<Element> {
-        let (core, parent) = try CollectionQuery.core(parent, kind: "LinkingObjects<\(Element.className())>")
+        let (context, parent) = try CollectionQuery.context(parent, kind: "LinkingObjects<\(Element.className())>")
         let schema = try SchemaDiscovery.schema(for: Element.self)
         guard let index = schema.propertyIndex(named: originProperty) else {
             throw .invalidKeyPath(className: schema.className, keyPath: originProperty, reason: "\(schema.className) has no property '\(originProperty)'")
         }
         // A class with no objects yet: its results are empty whatever the column.
-        let column = try core.tableBinding(for: Element.self)?.columnOfProperty[index] ?? index
-        return Results(core: core, query: ResultsQuery(base: .backlinks(column: column, target: parent.key)))
+        let column = try context.tableBinding(for: Element.self)?.columnOfProperty[index] ?? index
+        return Results(context: context, query: ResultsQuery(base: .backlinks(column: column, target: parent.key)))
     }
 }
 
@@ -209,8 +209,8 @@ extension Optional: _OptionalObject where Wrapped: Object {
 extension MapValues: _ObjectResultsConvertible where Element: _OptionalObject {
     /// The map's objects (its null values left out), in key order, as live results.
     public func _objectResults() throws(FloeError) -> Results<Element._WrappedObject> {
-        let (core, owner) = try CollectionQuery.core(owner, kind: "Map<String, \(Element._WrappedObject.className())?>")
-        return Results(core: core, query: ResultsQuery(base: .collection(owner: owner.tableBinding.table, key: owner.key, column: column)))
+        let (context, owner) = try CollectionQuery.context(owner, kind: "Map<String, \(Element._WrappedObject.className())?>")
+        return Results(context: context, query: ResultsQuery(base: .collection(owner: owner.tableBinding.table, key: owner.key, column: column)))
     }
 }
 

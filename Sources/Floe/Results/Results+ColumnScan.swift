@@ -7,12 +7,12 @@ extension Results {
     func countWithoutKeys(_ binding: TableBinding) -> Int? {
         guard let query, query.stages.isEmpty, query.base.isWholeTable, let predicate = query.predicate else { return nil }
         do {
-            let reader = try core.currentReader()
+            let reader = try context.currentReader()
             guard try QueryPlanner.indexCandidates(predicate, binding: binding, reader: reader) == nil,
                   let scan = try ColumnScan(predicate, binding: binding, reader: reader) else { return nil }
             return try scan.count()
         } catch {
-            return core.readFailed(error, reading: "Results<\(Element.className())>", placeholder: 0)
+            return context.readFailed(error, reading: "Results<\(Element.className())>", placeholder: 0)
         }
     }
 }

@@ -9,13 +9,13 @@ extension Results.Iterator {
         let found: RowPosition?
         if let locator { found = locator.position(of: key) } else { found = try? reader?.position(of: key, in: binding.table) }
         guard let position = found else {
-            return core.materialize(Element.self, key: key, binding: binding)
+            return context.materialize(Element.self, key: key, binding: binding)
         }
         if let reusable, let objectBinding = reusable._floeBinding {
             objectBinding.repoint(to: position)
             return reusable
         }
-        let object = core.materialize(Element.self, key: key, binding: binding)
+        let object = context.materialize(Element.self, key: key, binding: binding)
         object._floeBinding!.cachePosition(position)
         return object
     }

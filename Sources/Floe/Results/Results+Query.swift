@@ -40,9 +40,9 @@ extension Results {
     }
 
     func narrowed(_ query: ResultsQuery) throws -> Results<Element> {
-        try query.validate(for: elementType, binding: core.tableBinding(for: elementType)) { (type) throws(FloeError) in
-            try core.tableBinding(for: type)
+        try query.validate(for: elementType, binding: context.tableBinding(for: elementType)) { (type) throws(FloeError) in
+            try context.tableBinding(for: type)
         }
-        return Results(core: core, query: query, elementType: elementType)
+        return Results(context: context, query: query, elementType: elementType)
     }
 }

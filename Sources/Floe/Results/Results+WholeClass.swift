@@ -8,6 +8,6 @@ protocol WholeClassResults {
 
 extension Results: WholeClassResults {
     var everyObjectOfClass: (context: ObjectContext, type: ObjectBase.Type)? {
-        query == nil ? (core, elementType) : nil
+        query == nil ? (context, elementType) : nil
     }
 }

@@ -9,7 +9,7 @@
 /// for dog in dogs where dog.age > 2 { print(dog.name) }
 /// ```
 public struct Results<Element: Object>: RandomAccessCollection {
-    let core: ObjectContext
+    let context: ObjectContext
     /// The class whose objects these are: `Element`, or the subclass of it that was passed
     /// (`realm.objects(type)` with `let type: Object.Type = Dog.self` reads Dogs, as in Realm).
     private let elementTypeHolder: ElementTypeHolder
@@ -20,8 +20,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// mutation count are those recorded.
     private let cache = KeyCache()
 
-    init(core: ObjectContext, query: ResultsQuery? = nil, elementType: Element.Type = Element.self) {
-        self.core = core
+    init(context: ObjectContext, query: ResultsQuery? = nil, elementType: Element.Type = Element.self) {
+        self.context = context
         self.query = query
         elementTypeHolder = ElementTypeHolder(elementType)
     }
@@ -35,7 +35,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     public var count: Int {
         guard let binding = tableBinding() else { return 0 }
         if query != nil { return countWithoutKeys(binding) ?? queriedKeys(binding).count }
-        return check(placeholder: 0) { () throws(FloeError) in try core.currentReader().objectCount(in: binding.table) }
+        return check(placeholder: 0) { () throws(FloeError) in try context.currentReader().objectCount(in: binding.table) }
     }
 
     /// The element at `position`, from 0 to `count - 1`.
@@ -43,46 +43,46 @@ public struct Results<Element: Object>: RandomAccessCollection {
         if query != nil, let binding = tableBinding() {
             let keys = queriedKeys(binding)
             guard keys.indices.contains(position) else {
-                if core.hasDeferredReadError { return Element() }
+                if context.hasDeferredReadError { return Element() }
                 preconditionFailure("Index \(position) is out of bounds for Results<\(Element.className())> of \(keys.count) objects.")
             }
-            return core.materialize(Element.self, key: keys[position], binding: binding)
+            return context.materialize(Element.self, key: keys[position], binding: binding)
         }
         guard let binding = tableBinding(),
-              let key = check(placeholder: nil, { () throws(FloeError) in try core.currentReader().objectKey(at: position, in: binding.table) })
+              let key = check(placeholder: nil, { () throws(FloeError) in try context.currentReader().objectKey(at: position, in: binding.table) })
         else {
-            if core.hasDeferredReadError { return Element() }
+            if context.hasDeferredReadError { return Element() }
             preconditionFailure("Index \(position) is out of bounds for Results<\(Element.className())> of \(count) objects.") }
-        return core.materialize(Element.self, key: key, binding: binding)
+        return context.materialize(Element.self, key: key, binding: binding)
     }
 
     /// Iterates over the objects as they were when iteration began.
     public func makeIterator() -> Iterator {
-        guard let binding = tableBinding() else { return Iterator(core: core, binding: nil, rows: nil) }
+        guard let binding = tableBinding() else { return Iterator(context: context, binding: nil, rows: nil) }
         if query != nil {
-            var iterator = Iterator(core: core, binding: binding, rows: nil)
-            iterator.reader = check(placeholder: nil) { () throws(FloeError) in try core.currentReader() }
+            var iterator = Iterator(context: context, binding: binding, rows: nil)
+            iterator.reader = check(placeholder: nil) { () throws(FloeError) in try context.currentReader() }
             let keys = queriedKeys(binding)
             iterator.keys = keys
             // Many keys: found by binary searches over the leaves, gathered once, instead of a
             // descent from the root per key (a few keys of a large table: the descents are cheaper).
             // Read-only: a write in the loop body may reshape the leaves the locator holds.
-            if core.transaction == nil, let reader = iterator.reader, keys.count >= 64,
+            if context.transaction == nil, let reader = iterator.reader, keys.count >= 64,
                let total = try? reader.objectCount(in: binding.table), keys.count * 8 >= total {
                 iterator.locator = try? reader.rowLocator(of: binding.table)
             }
             return iterator
         }
-        guard let reader = check(placeholder: nil, { () throws(FloeError) in try core.currentReader() }) else {
-            return Iterator(core: core, binding: nil, rows: nil)
+        guard let reader = check(placeholder: nil, { () throws(FloeError) in try context.currentReader() }) else {
+            return Iterator(context: context, binding: nil, rows: nil)
         }
         let rows = check(placeholder: RowCursor.empty(reader)) { () throws(FloeError) in try reader.rows(of: binding.table) }
-        return Iterator(core: core, binding: binding, rows: rows)
+        return Iterator(context: context, binding: binding, rows: rows)
     }
 
     /// Walks the objects leaf by leaf, re-pointing the previous object when nothing else holds it.
     public struct Iterator: IteratorProtocol {
-        let core: ObjectContext
+        let context: ObjectContext
         let binding: TableBinding?
         /// The rows walked (none for queried results, which walk `keys`).
         var rows: RowCursor
@@ -103,8 +103,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         /// For queried results with many keys: finds them in `reader`'s version.
         var locator: RowLocator?
 
-        init(core: ObjectContext, binding: TableBinding?, rows: RowCursor?) {
-            self.core = core
+        init(context: ObjectContext, binding: TableBinding?, rows: RowCursor?) {
+            self.context = context
             self.binding = binding
             self.rows = rows ?? RowCursor()
         }
@@ -179,11 +179,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
         @usableFromInline
         mutating func step(repointing objectBinding: Unmanaged<ObjectBinding>) -> Bool {
             guard rows.step() != nil else { return false }
-            if core.transaction != nil {
+            if context.transaction != nil {
                 // In a write: the step may follow the row into the leaf the last write copied,
                 // which costs less in the non-generic helper than in a closure here. What it
                 // compares of the transaction is read here as values: nothing retains it.
-                ObjectBinding.repoint(objectBinding, toRowOf: rows, writing: WriteRows(core.transaction.unsafelyUnwrapped))
+                ObjectBinding.repoint(objectBinding, toRowOf: rows, writing: WriteRows(context.transaction.unsafelyUnwrapped))
             } else {
                 objectBinding._withUnsafeGuaranteedRef { $0.repoint(toRowOf: rows, in: nil) }
             }
@@ -212,10 +212,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
             }
             guard let binding, let key = rows.step() else { return nil }
             if let reusable, let objectBinding = reusable._floeBinding {
-                objectBinding.repoint(toRowOf: rows, in: core.transaction)
+                objectBinding.repoint(toRowOf: rows, in: context.transaction)
                 return reusable
             }
-            let object = core.materialize(Element.self, key: key, binding: binding)
+            let object = context.materialize(Element.self, key: key, binding: binding)
             object._floeBinding!.cachePosition(rows.position)
             return object
         }
@@ -227,17 +227,17 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// A frozen, `Sendable` snapshot of these results at the realm's last committed version
     /// (filtered and sorted results freeze with their predicate and order).
     public func freeze() throws -> FrozenResults<Element> {
-        _ = try core.tableBinding(for: elementType)   // a class that no longer matches the file throws here
-        return try FrozenResults(snapshot: core.latestSnapshot(), query: query, elementType: elementType)
+        _ = try context.tableBinding(for: elementType)   // a class that no longer matches the file throws here
+        return try FrozenResults(snapshot: context.latestSnapshot(), query: query, elementType: elementType)
     }
 
     /// The keys `query` selects at the current version (cached until the version changes).
     private func queriedKeys(_ binding: TableBinding) -> [Int64] {
         guard let query else { return [] }
         return check(placeholder: []) { () throws(FloeError) in
-            let reader = try core.currentReader()
+            let reader = try context.currentReader()
             if let keys = cache.keys(for: reader) { return keys }
-            let keys = try query.keys(in: binding, reader: reader) { (type) throws(FloeError) in try core.tableBinding(for: type) }
+            let keys = try query.keys(in: binding, reader: reader) { (type) throws(FloeError) in try context.tableBinding(for: type) }
             cache.store(keys, for: reader)
             return keys
         }
@@ -247,9 +247,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// then the results read as empty and the enclosing read or write throws the error.
     private func tableBinding() -> TableBinding? {
         do {
-            return try core.tableBinding(for: elementType)
+            return try context.tableBinding(for: elementType)
         } catch {
-            core.deferReadError(error)
+            context.deferReadError(error)
             return nil
         }
     }
@@ -260,7 +260,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         do {
             return try body()
         } catch {
-            return core.readFailed(error, reading: "Results<\(Element.className())>", placeholder: placeholder)
+            return context.readFailed(error, reading: "Results<\(Element.className())>", placeholder: placeholder)
         }
     }
 }

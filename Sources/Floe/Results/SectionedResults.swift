@@ -33,8 +33,8 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
         let all = sections
         precondition(all.indices.contains(position), "Section \(position) is out of bounds for SectionedResults<\(Key.self), \(Element.className())> of \(all.count) sections.")
         // Sections hold objects only when the class's table exists.
-        let binding = (try? results.core.tableBinding(for: results.elementType)) ?? nil
-        return ResultsSection(key: all[position].key, keys: all[position].keys, core: results.core, binding: binding)
+        let binding = (try? results.context.tableBinding(for: results.elementType)) ?? nil
+        return ResultsSection(key: all[position].key, keys: all[position].keys, context: results.context, binding: binding)
     }
 
     /// The object at `indexPath` (its section, then its position in the section).
@@ -63,9 +63,9 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
 
     /// The sections of the current version (computed again only after a change).
     private var sections: [(key: Key, keys: [Int64])] {
-        let core = results.core
+        let context = results.context
         do {
-            let reader = try core.currentReader()
+            let reader = try context.currentReader()
             if let cached = cache.sections(for: reader) { return cached }
             // The iterator re-points one object from row to row: no object per row.
             var grouping = Sectioning.Grouping<Key>()
@@ -74,7 +74,7 @@ public struct SectionedResults<Key: _Persistable & Hashable, Element: Object>: R
             cache.store(sections, for: reader)
             return sections
         } catch {
-            return core.readFailed(error, reading: "SectionedResults<\(Element.className())>", placeholder: [])
+            return context.readFailed(error, reading: "SectionedResults<\(Element.className())>", placeholder: [])
         }
     }
 }
@@ -89,7 +89,7 @@ public struct ResultsSection<Key: _Persistable & Hashable, Element: Object>: Ran
     /// The key every object of this section has.
     public let key: Key
     let keys: [Int64]
-    let core: ObjectContext
+    let context: ObjectContext
     let binding: TableBinding?
 
     /// The position of the first element: always 0.
@@ -102,7 +102,7 @@ public struct ResultsSection<Key: _Persistable & Hashable, Element: Object>: Ran
         guard let binding, keys.indices.contains(position) else {
             preconditionFailure("Index \(position) is out of bounds for the section '\(key)' of \(keys.count) objects.")
         }
-        return core.materialize(Element.self, key: keys[position], binding: binding)
+        return context.materialize(Element.self, key: keys[position], binding: binding)
     }
 }
 
@@ -260,7 +260,7 @@ extension Results {
     ///
     /// - Throws: ``FloeError`` when the realm's version cannot be read.
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true) throws -> SectionedResults<Key, Element> {
-        _ = try core.tableBinding(for: elementType)
+        _ = try context.tableBinding(for: elementType)
         return SectionedResults(results: self, sectionKey: { $0[keyPath: keyPath] }, keyOrder: ascending)
     }
 
