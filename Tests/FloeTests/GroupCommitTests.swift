@@ -74,21 +74,43 @@ import Testing
         #expect(try await realm.read { realm in realm.objects(Entry.self).count } == 21)
     }
 
-    /// A turn's replaced trees stay alive until the turn ends and are freed then, by the writer
-    /// itself: nothing is left for another thread to free later.
-    @Test func replacedTreesLiveUntilTheTurnEndsAndAreFreedThen() {
-        let reclaimer = TreeReclaimer()
-        var kept: [() -> GroupNode?] = []
+    /// The engine keeps the versions a turn's commits replace until the turn ends, and frees
+    /// them then, on the writer's own thread: nothing is left for another thread to free later.
+    /// A commit outside a turn lets its replaced version go at once (no reader holds it here).
+    @Test func aTurnKeepsTheVersionsItsCommitsReplaceUntilItEnds() throws {
+        let store = Store.inMemory(identifier: "turn-\(UInt64.random(in: 0 ... .max))")
+        try store.beginWrite().commit()
+        let turn = TurnOfWrites()
+        var replaced: [() -> GroupNode?] = []
         for _ in 0..<8 {
-            let tree = GroupNode(isMutable: false)
-            kept.append { [weak tree] in tree }
-            reclaimer.keep(tree)
+            weak let root = try store.snapshot().group
+            replaced.append { root }
+            try store.beginWrite(in: turn).commit(deferringSync: true)
         }
-        #expect(reclaimer.count == 8)
-        #expect(!kept.contains(where: { $0() == nil }), "a replaced tree was freed before its turn ended")
-        reclaimer.releaseAll()
-        #expect(reclaimer.count == 0)
-        #expect(!kept.contains(where: { $0() != nil }), "the replaced trees were not freed when the turn ended")
+        #expect(turn.keptTreeCount == 8)
+        #expect(!replaced.contains(where: { $0() == nil }), "a replaced version was freed before its turn ended")
+        turn.end()
+        #expect(turn.keptTreeCount == 0)
+        #expect(!replaced.contains(where: { $0() != nil }), "the replaced versions were not freed when the turn ended")
+
+        weak let outsideTurn = try store.snapshot().group
+        try store.beginWrite().commit()
+        #expect(outsideTurn == nil, "a version replaced outside a turn was kept")
+    }
+
+    /// A long turn does not hold every version it replaced: every 64 commits they are freed.
+    @Test func aLongTurnFreesWhatItKeptEverySoManyCommits() throws {
+        let store = Store.inMemory(identifier: "long-turn-\(UInt64.random(in: 0 ... .max))")
+        try store.beginWrite().commit()
+        let turn = TurnOfWrites()
+        weak let first = try store.snapshot().group
+        for _ in 0..<(TurnOfWrites.replacedTreesPerRelease - 1) { try store.beginWrite(in: turn).commit(deferringSync: true) }
+        #expect(first != nil)
+        #expect(turn.keptTreeCount == TurnOfWrites.replacedTreesPerRelease - 1)
+        try store.beginWrite(in: turn).commit(deferringSync: true)
+        #expect(first == nil, "a turn of \(TurnOfWrites.replacedTreesPerRelease) commits still holds its first replaced version")
+        #expect(turn.keptTreeCount == 0)
+        turn.end()
     }
 
     /// Writes queued on the actor while a sync runs are run back to back, yet each is its own

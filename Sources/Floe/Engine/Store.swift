@@ -281,6 +281,12 @@ import Synchronization
     /// Throws ``FloeError/tooManyActiveVersions(path:active:maximum:)`` when the commit would
     /// leave more versions active than ``StoreOptions/maximumNumberOfActiveVersions``.
     public func beginWrite() throws(FloeError) -> WriteTransaction {
+        try beginWrite(in: nil)
+    }
+
+    /// ``beginWrite()`` for a commit of a turn of writes: the version it replaces is kept by
+    /// `turn` and freed when the turn ends (see ``TurnOfWrites``).
+    func beginWrite(in turn: TurnOfWrites?) throws(FloeError) -> WriteTransaction {
         if options.readOnly { throw .readOnly(path: path) }
         // After a failed sync the file's state on disk is unknown: no more writes until reopened.
         if let failure = groupCommit.failure { throw failure }
@@ -299,7 +305,7 @@ import Synchronization
         case .success(let (version, root)):
             // From here reads of the writing realm see the transaction, not the version it began at.
             readEpoch.advance()
-            return WriteTransaction(store: self, baseVersion: version, base: root)
+            return WriteTransaction(store: self, baseVersion: version, base: root, turn: turn)
         case .failure(let error):
             gate.leave()
             throw error
@@ -375,13 +381,17 @@ import Synchronization
             var none: ChunkBuilder?
             _ = groupRef.persist(into: &none)
         }
-        let (listeners, observers) = state.withLock { state in
+        let (replaced, listeners, observers) = state.withLock { state in
+            let replaced = state.root
             state.root = transaction.group
             state.version = version
             state.newestRecord = file?.lastCommit
             publishedVersion.store(version, ordering: .releasing)
-            return (Array(state.listeners.values), Array(state.commitObservers.values))
+            return (replaced, Array(state.listeners.values), Array(state.commitObservers.values))
         }
+        // In a turn of writes the replaced version is freed with the turn's others, once their
+        // syncs are asked for; else when its last reader lets go (never inside the lock above).
+        transaction.turn?.keep(replaced)
         for listener in listeners { listener.yield(version) }
         notify(observers, version: version, root: transaction.group, changes: observers.isEmpty ? nil : try? transaction.changeLog.changeSet())
         if !deferringSync || file == nil || options.durability != .full {

@@ -73,9 +73,14 @@
     /// Rows found now are current until the store's epoch moves (only this writer moves it).
     public var positionEpoch: UInt64 { store.readEpoch.current }
 
-    init(store: Store, baseVersion: UInt64, base: GroupNode) {
+    /// The turn of writes this commit belongs to, which keeps the version it replaces (nil:
+    /// the replaced version is freed when its last reader lets go).
+    let turn: TurnOfWrites?
+
+    init(store: Store, baseVersion: UInt64, base: GroupNode, turn: TurnOfWrites? = nil) {
         self.store = store
         self.baseVersion = baseVersion
+        self.turn = turn
         group = base.mutableCopy()
         context.freedBytes += base.storedSize
     }

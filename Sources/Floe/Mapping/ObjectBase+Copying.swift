@@ -32,7 +32,7 @@ extension ObjectBase {
             for (index, property) in schema.properties.enumerated() {
                 guard let given = values[index], let target = property.type.objectType else { continue }
                 func made(from nested: Any) throws(FloeError) -> _FloeValue {
-                    guard level < ObjectContext.maximumNesting else { throw .cyclicValue(className: target.className()) }
+                    guard level < WriteSession.maximumNesting else { throw .cyclicValue(className: target.className()) }
                     let related = target.init()
                     pending.append((related, nested, level + 1))
                     return .object(related, stored: .null)

@@ -15,7 +15,7 @@ extension ObjectContext {
         if let binding = try tableBinding(for: type(of: object)) {
             // The typed row path: an object of a class with only plain scalar properties, whose
             // key is above every key of its table, goes straight into the table's last leaf.
-            if objectsBeingCopied.isEmpty, let plan = insertPlan(for: binding), let key = plan.append(object) {
+            if !session.isCopyingObjects, let transaction, let plan = session.insertPlan(for: binding, in: transaction), let key = plan.append(object) {
                 plan.attach(object, key: key, source: self)
                 return
             }
@@ -34,24 +34,6 @@ extension ObjectContext {
         _ = try insert(object, update: update)
     }
 
-    /// The typed insert plan of `binding`'s class in the open write, made on first use; nil
-    /// when the class cannot take the typed path (see ``TypedInsertPlan/init(binding:transaction:)``)
-    /// or no write is open.
-    private func insertPlan(for binding: TableBinding) -> TypedInsertPlan? {
-        guard let transaction else { return nil }
-        // Compared in place: copying the entry out would retain each of its references.
-        if lastInsertPlan != nil, lastInsertPlan!.binding === binding, lastInsertPlan!.transaction === transaction { return lastInsertPlan!.plan }
-        let plan: TypedInsertPlan?
-        if let known = insertPlans[ObjectIdentifier(binding)], known.binding === binding, known.transaction === transaction {
-            plan = known.plan
-        } else {
-            plan = TypedInsertPlan(binding: binding, transaction: transaction)
-            insertPlans[ObjectIdentifier(binding)] = InsertPlanEntry(binding: binding, transaction: transaction, plan: plan)
-        }
-        lastInsertPlan = InsertPlanEntry(binding: binding, transaction: transaction, plan: plan)
-        return plan
-    }
-
     /// Stores an unmanaged object (top-level or embedded), and the unmanaged objects it
     /// reaches, and returns its key.
     func insert(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) -> Int64 {
@@ -64,7 +46,7 @@ extension ObjectContext {
     /// to it finds it managed; returns its key and what its links still need.
     func insertRow(_ object: ObjectBase, update: ExistingObjectPolicy) throws(FloeError) -> (key: Int64, links: LinkFrame) {
         let type = Swift.type(of: object)
-        if !objectsBeingCopied.isEmpty, objectsBeingCopied.contains(ObjectIdentifier(object)) {
+        if session.isCopying(object) {
             throw .cyclicValue(className: try SchemaDiscovery.schema(for: type).className)
         }
         let binding = try ensureTable(for: type)
@@ -96,20 +78,12 @@ extension ObjectContext {
 
     /// The row behind `create`, for top-level and (nested) embedded objects alike.
     func createRow(_ type: ObjectBase.Type, value: Any, update: ExistingObjectPolicy) throws(FloeError) -> Int64 {
-        nestingDepth += 1
-        defer { nestingDepth -= 1 }
         let schema = try SchemaDiscovery.schema(for: type)
-        guard nestingDepth <= Self.maximumNesting else {
-            throw .cyclicValue(className: schema.className)
-        }
         // An object given as the value is copied, never managed itself: a link from the graph
         // back to it could only be met by copying it again, without end.
         let source = ValueCoercion.isNestedValue(value) ? nil : (value as? ObjectBase).map(ObjectIdentifier.init)
-        if let source {
-            guard !objectsBeingCopied.contains(source) else { throw .cyclicValue(className: schema.className) }
-            objectsBeingCopied.append(source)
-        }
-        defer { if source != nil { objectsBeingCopied.removeLast() } }
+        try session.enterCopy(of: source, className: schema.className)
+        defer { session.leaveCopy(of: source) }
         let binding = try ensureTable(for: type)
         let given = try ValueCoercion.propertyValues(for: schema, from: value, context: self)
         let defaults = ValueCoercion.defaults(for: schema)
@@ -118,9 +92,6 @@ extension ObjectContext {
         try storeLinks(LinkFrame(values: values, binding: binding, key: key, update: update, given: given))
         return key
     }
-
-    /// Objects nested deeper than this in one `create` are refused (that is how a cycle shows).
-    static let maximumNesting = 100
 
     /// Phase one: the row, with links left for `storeLinks`.
     private func store(_ values: [_FloeValue], binding: TableBinding, update: ExistingObjectPolicy, given: [_FloeValue?]? = nil) throws(FloeError) -> Int64 {

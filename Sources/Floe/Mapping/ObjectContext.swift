@@ -14,18 +14,15 @@ final class ObjectContext: ObjectSource {
     // `@exclusivity(unchecked)`: read by every object read and write; no access overlaps another.
     @exclusivity(unchecked) private var snapshot: Snapshot
     @exclusivity(unchecked) private(set) var transaction: WriteTransaction?
-    /// Errors raised by property setters inside the open write; the write throws the first.
-    private var pendingErrors: [FloeError] = []
+    /// What lives for the open write only: made fresh by ``beginWrite()``, dropped when the
+    /// write commits or rolls back. `@exclusivity(unchecked)`: every `add` reads it, and no
+    /// access overlaps another.
+    @exclusivity(unchecked) var session = WriteSession()
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
     /// An error met by a read that cannot throw (`objects(_:)` finding that a class no longer
     /// matches the file, say): the read answers as if empty, and the enclosing `read { }` or
     /// write throws this instead of returning.
     private var deferredReadError: FloeError?
-    /// How deep the current `create` nests objects (a cycle shows as unbounded nesting).
-    var nestingDepth = 0
-    /// The objects whose values the current `create` is copying, outermost first.
-    /// `@exclusivity(unchecked)`: every `add` reads it, and no access overlaps another.
-    @exclusivity(unchecked) var objectsBeingCopied: [ObjectIdentifier] = []
     private var bindingsVersion: UInt64 = .max
     /// The binding asked for last, checked before the dictionary (lookups and links ask for
     /// the same class again and again).
@@ -37,13 +34,10 @@ final class ObjectContext: ObjectSource {
     /// instead of building an object; dropped when the read or write ends, so that it never
     /// keeps this context alive through its binding.
     @exclusivity(unchecked) var lastLookup: ObjectBase?
-    /// The typed insert plans of the open write, by class binding (see ``TypedInsertPlan``),
-    /// and the one used last; dropped when the write ends or the bindings are forgotten.
-    @exclusivity(unchecked) var insertPlans: [ObjectIdentifier: InsertPlanEntry] = [:]
-    @exclusivity(unchecked) var lastInsertPlan: InsertPlanEntry?
-    /// The trees of versions replaced by the commits of a turn of queued writes, freed together
-    /// once the turn's syncs are asked for (``beginTurnOfWrites()``, ``endTurnOfWrites()``).
-    private let replacedTrees = TreeReclaimer()
+    /// The turn of queued writes the context's writes belong to while ``isInTurnOfWrites``
+    /// (one object, reused turn after turn); the engine frees the versions its commits
+    /// replace when it ends.
+    private let turnOfWrites = TurnOfWrites()
     private var isInTurnOfWrites = false
 
     init(store: Store, isReadOnly: Bool, objectTypes: [ObjectBase.Type]?) throws(FloeError) {
@@ -87,8 +81,8 @@ final class ObjectContext: ObjectSource {
 
     func beginWrite() throws(FloeError) {
         guard transaction == nil else { throw .alreadyInWriteTransaction(path: store.path) }
-        transaction = try store.beginWrite()
-        pendingErrors = []
+        transaction = try store.beginWrite(in: isInTurnOfWrites ? turnOfWrites : nil)
+        session = WriteSession()
         deferredReadError = nil
     }
 
@@ -97,46 +91,36 @@ final class ObjectContext: ObjectSource {
     @discardableResult
     func commitWrite(deferringSync: Bool = false) throws(FloeError) -> UInt64 {
         guard let transaction else { throw .notInWriteTransaction(path: store.path) }
-        if let error = pendingErrors.first ?? takeDeferredReadError() {
+        if let error = session.setterErrors.first ?? takeDeferredReadError() {
             cancelWrite()
             throw error
         }
         self.transaction = nil
         lastLookup = nil
-        forgetInsertPlans()
+        session = WriteSession()
         let version = try transaction.commit(deferringSync: deferringSync)
-        if isInTurnOfWrites {
-            // The replaced version's tree is freed with the turn's others, once their syncs are asked for.
-            replacedTrees.keep(snapshot.group)
-            if replacedTrees.count >= Self.replacedTreesPerRelease { replacedTrees.releaseAll() }
-        }
         snapshot = try store.snapshot()
         return version
     }
 
-    /// How many replaced trees a turn of queued writes keeps before freeing them.
-    private static let replacedTreesPerRelease = 64
-
-    /// From here until ``endTurnOfWrites()``, the versions this context's commits replace are
-    /// not freed commit by commit but kept, and freed together when the turn ends (a turn of
-    /// queued writes, whose syncs are asked for first).
+    /// From here until ``endTurnOfWrites()``, this context's writes are one turn of queued
+    /// writes, whose syncs are asked for together: the engine keeps the versions their
+    /// commits replace and frees them when the turn ends (``TurnOfWrites``).
     func beginTurnOfWrites() {
         isInTurnOfWrites = true
     }
 
-    /// Frees the trees the turn's commits replaced.
+    /// Ends the turn: the versions its commits replaced are freed here.
     func endTurnOfWrites() {
         isInTurnOfWrites = false
-        replacedTrees.releaseAll()
+        turnOfWrites.end()
     }
 
     func cancelWrite() {
         transaction?.rollback()
         transaction = nil
         lastLookup = nil
-        pendingErrors = []
-        nestingDepth = 0
-        objectsBeingCopied = []
+        session = WriteSession()
         // Bindings found inside the write may name tables the rollback just removed.
         forgetBindings()
     }
@@ -145,12 +129,7 @@ final class ObjectContext: ObjectSource {
         bindings.removeAll(keepingCapacity: true)
         lastBinding = nil
         bindingsVersion = .max
-        forgetInsertPlans()
-    }
-
-    private func forgetInsertPlans() {
-        insertPlans.removeAll()
-        lastInsertPlan = nil
+        session.forgetInsertPlans()
     }
 
     /// Runs `block` in a write transaction: commits when it returns, rolls back when it throws.
@@ -223,7 +202,7 @@ final class ObjectContext: ObjectSource {
             if let index = schema.primaryKeyIndex, binding.tableBinding.columnOfProperty[index] == column {
                 let current = try? transaction.value(in: binding.tableBinding.table, key: binding.key, column: column)
                 if current != stored {
-                    pendingErrors.append(.primaryKeyChanged(className: binding.className, property: property,
+                    session.recordSetterError(.primaryKeyChanged(className: binding.className, property: property,
                                                             from: current?.debugText ?? "?", to: stored.debugText))
                 }
                 return
@@ -232,7 +211,7 @@ final class ObjectContext: ObjectSource {
             binding.cachePosition(try replaceLink(in: binding.tableBinding, key: binding.key, column: column, with: stored,
                                                   at: binding.cachedPosition))
         } catch {
-            pendingErrors.append(error.naming(binding.tableBinding, column: column))
+            session.recordSetterError(error.naming(binding.tableBinding, column: column))
         }
     }
 
@@ -243,7 +222,7 @@ final class ObjectContext: ObjectSource {
         do {
             try change(CollectionEditor(context: self, transaction: transaction, binding: binding, column: column))
         } catch {
-            pendingErrors.append(error.naming(binding.tableBinding, column: column))
+            session.recordSetterError(error.naming(binding.tableBinding, column: column))
         }
     }
 
