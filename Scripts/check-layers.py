@@ -22,6 +22,10 @@ DECLARATION = re.compile(
 IDENTIFIER = re.compile(r"\b[A-Z_]\w*\b")
 GENERICS = re.compile(r"(?:struct|class|enum|actor|protocol|typealias|func|init|subscript)\s*[\w`]*\s*<([^>]*)>")
 ASSOCIATED = re.compile(r"\bassociatedtype\s+(\w+)")
+# The ports' implementations are told apart in one file (Docs/Architecture.md, "Ports below"):
+# a cast of a source to `ObjectContext` or `FrozenSource` anywhere else is refused.
+SOURCE_CAST = re.compile(r"\b(?:as[?!]?|is)\s+(?:ObjectContext|FrozenSource)\b")
+SOURCE_CAST_HOME = os.path.join("Mapping", "ObjectSource+Implementations.swift")
 
 
 def local_names(lines):
@@ -77,8 +81,11 @@ def main():
                 if above and LAYERS[above] > level:
                     print(f"{path}:{number}: {folder}/ names {name}, declared in {above}/ above it")
                     violations += 1
+            if SOURCE_CAST.search(line) and not path.endswith(SOURCE_CAST_HOME):
+                print(f"{path}:{number}: casts a source to its implementation; ask `liveContext` or `frozenVersion` ({SOURCE_CAST_HOME})")
+                violations += 1
     if violations:
-        print(f"check-layers: {violations} upward references")
+        print(f"check-layers: {violations} upward references or casts")
         return 1
     print(f"check-layers: {len(files)} files, no upward references")
     return 0

@@ -15,7 +15,7 @@ enum ChangeValues {
 
     /// The object, frozen at the version of the frozen object it was read through.
     static func frozen(_ object: ObjectBase) -> (any Sendable)? {
-        guard let binding = object._floeBinding, let source = binding.source as? FrozenSource else { return nil }
+        guard let binding = object._floeBinding, let source = binding.source.frozenVersion else { return nil }
         // Cast, not coerced: a coercion would open the static type (ObjectBase), the cast finds the model class.
         let dynamicType: Any.Type = type(of: object)
         guard let modelType = dynamicType as? any RealmObject.Type else { return nil }

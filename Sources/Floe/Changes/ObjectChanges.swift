@@ -116,7 +116,7 @@ enum ChangeSources {
     }
 
     static func store(of binding: ObjectBinding, className: String) throws(FloeError) -> Store {
-        guard let context = binding.source as? ObjectContext else {
+        guard let context = binding.source.liveContext else {
             throw .invalidOperation(className: className, detail: "a frozen object never changes; observe the live object (thaw it first)")
         }
         return context.store

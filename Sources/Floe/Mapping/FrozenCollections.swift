@@ -92,11 +92,8 @@ extension ManagedCollection {
         guard let parent else {
             throw FloeError.invalidOperation(className: kind, detail: "an unmanaged collection cannot be frozen; add its object to a realm first")
         }
-        if let frozen = parent.source as? FrozenSource { return (frozen.snapshot, parent) }
-        guard let context = parent.source as? ObjectContext else {
-            throw FloeError.invalidOperation(className: kind, detail: "this collection cannot be frozen")
-        }
-        return (try context.latestSnapshot(), parent)
+        // A frozen version's snapshot is its own; a live realm's, its last commit.
+        return (try parent.source.frozenSnapshot(), parent)
     }
 }
 

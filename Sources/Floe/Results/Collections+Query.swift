@@ -139,7 +139,7 @@ enum CollectionQuery {
         guard let parent else {
             throw .invalidOperation(className: kind, detail: "an unmanaged collection cannot be queried; add its object to a realm first")
         }
-        guard let context = parent.source as? ObjectContext else {
+        guard let context = parent.source.liveContext else {
             throw .invalidOperation(className: kind, detail: "a frozen collection is queried through its frozen form (freeze() it)")
         }
         return (context, parent)
@@ -218,7 +218,7 @@ extension MapValues: _AggregatableObjects where Element: _OptionalObject {
     public typealias _AggregatedObject = Element._WrappedObject
 
     public func _aggregationSource() throws -> _AggregationSource {
-        if let owner, let frozen = owner.source as? FrozenSource {
+        if let owner, let frozen = owner.source.frozenVersion {
             let results = try FrozenResults<Element._WrappedObject>(
                 snapshot: frozen.snapshot, query: ResultsQuery(base: .collection(owner: owner.tableBinding.table, key: owner.key, column: column)))
             return try results._aggregationSource()
