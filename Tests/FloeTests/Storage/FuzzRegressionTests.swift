@@ -6,7 +6,7 @@ import Testing
 /// reads as the file-reader target: each must end in values or a `FloeError`.
 @Suite struct FuzzRegressionTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Fuzz/Regressions/file").standardized
+        .appendingPathComponent("../../../Fuzz/Regressions/file").standardized
 
     @Test func fileReaderRegressionsReadWithoutTrapping() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).sorted()

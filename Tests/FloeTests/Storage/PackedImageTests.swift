@@ -363,7 +363,7 @@ import Testing
     }
 
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../Fixtures/word-images.floe-fixture").standardized
+        .appendingPathComponent("../../Fixtures/word-images.floe-fixture").standardized
 
     /// Checks every value of the fixture's content, less `removed`, plus `changed`.
     static func expectFixture(_ snapshot: Snapshot, changed: [Int64: Value] = [:], added: [Int64: [Value]] = [:]) throws {
