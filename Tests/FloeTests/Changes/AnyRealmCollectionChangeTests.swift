@@ -22,7 +22,7 @@ import Testing
     }
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "any-collection-\(UUID())"))
+        let realm = try await inMemoryRealm("any-collection")
         try await realm.write { realm in
             let holder = try realm.create(Holder.self, value: ["id": 1])
             for id in 0..<5 {

@@ -63,7 +63,7 @@ import Testing
 
     @Test func theFeedReplayedOntoAnEmptyModelEqualsTheRealm() async throws {
         let directory = TemporaryDirectory()
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file())))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url()))
         try await Self.randomWrites(realm, count: 120, seed: 5)
         let final = try realm.store.snapshot()
         var model: Model = [:]
@@ -80,7 +80,7 @@ import Testing
 
     @Test func operationsNameTheObjectAndTheChangedProperties() async throws {
         let directory = TemporaryDirectory()
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file())))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url()))
         try await realm.asyncWrite { realm in _ = try realm.create(Account.self, value: ["id": 1, "owner": "Ann"]) }
         let start = realm.store.currentVersion
         try await realm.write { realm in
@@ -116,7 +116,7 @@ import Testing
 
     @Test func embeddedObjectsTravelInsideTheirOwner() async throws {
         let directory = TemporaryDirectory()
-        var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()))
+        var configuration = Realm.Configuration(fileURL: directory.url())
         configuration.objectTypes = [Trip.self, Spot.self]
         let realm = try await Realm(configuration: configuration)
         let start = realm.store.currentVersion
@@ -144,7 +144,7 @@ import Testing
 
     @Test func aConsumerThatFallsBehindLosesNothing() async throws {
         let directory = TemporaryDirectory()
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file())))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url()))
         let start = realm.store.currentVersion
         let feed = try realm.changeFeed(since: start)
         let consumer = Task { () throws -> [UInt64] in
@@ -162,7 +162,7 @@ import Testing
 
     @Test func versionsCompactedAwayOrInTheFutureAreTypedErrors() async throws {
         let directory = TemporaryDirectory()
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file())))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url()))
         try await Self.randomWrites(realm, count: 10, seed: 1)
         let newest = realm.store.currentVersion
         #expect(throws: FloeError.versionUnavailable(path: realm.store.path, version: newest + 1, oldest: newest, newest: newest)) {
@@ -184,7 +184,7 @@ import Testing
     }
 
     @Test func anInMemoryRealmsFeedFollowsItsCurrentVersion() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "feed-\(UUID())"))
+        let realm = try await inMemoryRealm("feed")
         try await realm.asyncWrite { realm in _ = try realm.create(LogLine.self, value: ["text": "a"]) }
         #expect(throws: FloeError.self) { _ = try realm.changeFeed(since: 0) }
         var feed = try realm.changeFeed(since: realm.store.currentVersion).makeAsyncIterator()
@@ -195,7 +195,7 @@ import Testing
 
     @Test func aFeedBehindACompactionReadsOnFromTheReplacedFile() async throws {
         let directory = TemporaryDirectory()
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file())))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url()))
         try await Self.randomWrites(realm, count: 5, seed: 3)
         let start = realm.store.currentVersion
         var feed = try realm.changeFeed(since: start - 2).makeAsyncIterator()

@@ -29,7 +29,7 @@ import Testing
     }
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "signatures-\(UUID())"))
+        let realm = try await inMemoryRealm("signatures")
         try await realm.write { realm in
             let pet = try realm.create(Pet.self, value: ["id": 1, "name": "Rex"])
             let toy = try realm.create(Toy.self, value: ["id": 1, "name": "ball"])

@@ -32,7 +32,7 @@ import Testing
     }
 
     static func makeRealm(items: Int = 5) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "collection-changes-\(UUID())"))
+        let realm = try await inMemoryRealm("collection-changes")
         try await realm.write { realm in
             for id in 0..<items { try realm.create(Item.self, value: ["id": id, "value": id * 10, "tag": "t\(id)"]) }
         }

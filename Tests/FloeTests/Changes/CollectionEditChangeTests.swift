@@ -108,7 +108,7 @@ import Testing
     // MARK: Streams
 
     static func makeRealm(pieces: Int) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "edit-changes-\(UUID())"))
+        let realm = try await inMemoryRealm("edit-changes")
         try await realm.write { realm in
             let box = try realm.create(Box.self, value: ["id": 1])
             for id in 0..<pieces {

@@ -24,7 +24,7 @@ import Testing
     }
 
     static func makeRealm(entries: Int) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "incremental-results-\(UUID())"))
+        let realm = try await inMemoryRealm("incremental-results")
         try await realm.write { realm in
             let groups = ["a", "b", "c"]
             for id in 0..<entries {
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func aValueThatKeepsItsPlaceIsAModificationNotAMove() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "incremental-place-\(UUID())"))
+        let realm = try await inMemoryRealm("incremental-place")
         try await realm.write { realm in
             for (id, score) in [(1, 10), (2, 20), (3, 30), (4, 30)] { try realm.create(Entry.self, value: ["id": id, "score": score]) }
         }

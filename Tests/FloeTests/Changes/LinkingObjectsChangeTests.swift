@@ -90,7 +90,7 @@ import Testing
 
     @Test(arguments: [1, 3])
     func randomWritesRebuildEveryStateFromTheDiffs(lookEvery: Int) async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "linking-changes-\(UUID())"))
+        let realm = try await inMemoryRealm("linking-changes")
         try await realm.write { realm in
             for id in 0..<3 { try realm.create(Pet.self, value: ["id": id, "name": "p\(id)"]) }
             for id in 0..<12 {
@@ -144,7 +144,7 @@ import Testing
 
     /// As Realm reports it: one last update in which every linking object goes, then the end.
     @Test func deletingTheTargetEndsTheStream() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "linking-end-\(UUID())"))
+        let realm = try await inMemoryRealm("linking-end")
         try await realm.write { realm in
             let pet = try realm.create(Pet.self, value: ["id": 0])
             _ = try realm.create(Walker.self, value: ["id": 1, "pet": pet])
@@ -163,7 +163,7 @@ import Testing
     /// An origin that lists the target twice stands twice among its linking objects: writing
     /// it modifies both places (as a list holding an object twice reports both).
     @Test func anOriginLinkingTwiceIsModifiedAtEveryPlace() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "linking-\(UUID())"))
+        let realm = try await inMemoryRealm("linking")
         try await realm.write { realm in
             let rex = try realm.create(Pet.self, value: ["id": 0, "name": "Rex"])
             let ann = try realm.create(Walker.self, value: ["id": 0, "name": "Ann"])

@@ -35,7 +35,7 @@ import Testing
     }
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "object-changes-\(UUID())"))
+        let realm = try await inMemoryRealm("object-changes")
         try await realm.write { realm in
             let chew = try realm.create(Chew.self, value: ["id": 1, "name": "bone"])
             let hound = try realm.create(Hound.self, value: ["id": 1, "name": "Rex", "age": 3])
@@ -240,7 +240,7 @@ import Testing
 
     @Test func changesFromAnotherRealmOfTheSameFileAreSeen() async throws {
         let directory = TemporaryDirectory()
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()))
+        let configuration = Realm.Configuration(fileURL: directory.url())
         let first = try await Realm(configuration: configuration)
         try await first.asyncWrite { realm in _ = try realm.create(Hound.self, value: ["id": 1, "name": "Rex"]) }
         var changes = try await Self.houndChanges(first).makeAsyncIterator()

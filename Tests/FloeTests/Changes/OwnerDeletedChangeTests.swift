@@ -20,7 +20,7 @@ import Testing
     }
 
     static func realm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "owner-deleted-\(UUID())", objectTypes: [Shelter.self, Pup.self]))
+        let realm = try await inMemoryRealm("owner-deleted", objectTypes: [Shelter.self, Pup.self])
         try await realm.write { realm in
             let shelter = try realm.create(Shelter.self, value: ["id": 1, "names": ["a", "b", "c"], "tags": [1, 2]])
             shelter.rooms["x"] = 1
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func linkingObjectsEndWithEveryOriginDeleted() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "owner-deleted-links-\(UUID())", objectTypes: [Shelter.self, Pup.self]))
+        let realm = try await inMemoryRealm("owner-deleted-links", objectTypes: [Shelter.self, Pup.self])
         try await realm.write { realm in
             let pup = try realm.create(Pup.self, value: ["id": 7])
             for id in 0..<2 { try realm.create(Shelter.self, value: ["id": id]).pets.append(pup) }

@@ -17,7 +17,7 @@ import Testing
     }
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "realm-changes-\(UUID())"))
+        let realm = try await inMemoryRealm("realm-changes")
         try await realm.write { realm in
             let city = try realm.create(City.self, value: ["id": 1, "name": "Lisbon"])
             city.rankings["a"] = 1

@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aRenameMovesAContactBetweenSectionsAndEmptiedSectionsGo() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sections-\(UUID())"))
+        let realm = try await inMemoryRealm("sections")
         try await realm.asyncWrite { realm in
             for (id, name) in ["Ada", "Bo", "Ben"].enumerated() { try realm.create(Contact.self, value: ["id": id, "name": name]) }
         }
@@ -181,7 +181,7 @@ import Testing
 
     /// A write that skips the stream: the next update is measured from the sections after it.
     @Test func anUpdateAfterASkippedWriteIsMeasuredFromTheStateAfterIt() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sections-\(UUID())"))
+        let realm = try await inMemoryRealm("sections")
         try await realm.write { realm in
             for (id, name) in ["Alice", "Bob"].enumerated() { try realm.create(Contact.self, value: ["id": id, "name": name]) }
         }
@@ -292,7 +292,7 @@ import Testing
     /// The Swift key-path form: a write to a property the key paths do not read is no
     /// modification, one to a property they read is.
     @Test func swiftKeyPathsRestrictModifications() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sections-\(UUID())"))
+        let realm = try await inMemoryRealm("sections")
         try await realm.write { realm in
             for (id, name) in ["Ada", "Al", "Bo"].enumerated() { try realm.create(Contact.self, value: ["id": id, "name": name]) }
         }

@@ -16,7 +16,7 @@ enum Mixed {
 @Suite struct AnyRealmValueTests {
     /// The seeds' companion example: none, a string, and an unmanaged object that is added with its owner.
     @Test func mixedValuesAndObjects() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mixed-\(UUID())", objectTypes: [Mixed.Dog.self]))
+        let realm = try await inMemoryRealm("mixed", objectTypes: [Mixed.Dog.self])
         try await realm.write { realm in
             let myDog = Mixed.Dog()
             myDog.name = "Rex"
@@ -59,7 +59,7 @@ enum Mixed {
 
 extension AnyRealmValueTests {
     @Test func nestedListsAndDictionaries() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "nested-\(UUID())", objectTypes: [Mixed.Dog.self]))
+        let realm = try await inMemoryRealm("nested", objectTypes: [Mixed.Dog.self])
         try await realm.write { realm in
             let dog = Mixed.Dog()
             dog.name = "Rex"
@@ -113,7 +113,7 @@ extension AnyRealmValueTests {
     /// key, or in a new object being added — makes the write throw, naming the class; the
     /// realm is left as if the write never happened.
     @Test func unmanagedObjectsInsideNestedCollectionsAreRefusedEveryWay() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mixed-\(UUID())", objectTypes: [Mixed.Dog.self]))
+        let realm = try await inMemoryRealm("mixed", objectTypes: [Mixed.Dog.self])
         try await realm.asyncWrite { realm in
             try realm.create(Mixed.Dog.self, value: ["name": "Rex",
                                                      "companion": AnyRealmValue.fromArray([.int(1), .fromDictionary(["a": .int(2)])])])

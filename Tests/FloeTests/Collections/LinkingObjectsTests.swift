@@ -23,7 +23,7 @@ enum Inverse {
 
 @Suite struct LinkingObjectsTests {
     @Test func inverseRelationshipsFollowTheLinks() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "inverse-\(UUID())", objectTypes: [Inverse.Person.self, Inverse.Dog.self]))
+        let realm = try await inMemoryRealm("inverse", objectTypes: [Inverse.Person.self, Inverse.Dog.self])
         try await realm.write { realm in
             try realm.create(Inverse.Person.self, value: [1, "Ann", [["Rex"], ["Fido"]]])
             let bob = try realm.create(Inverse.Person.self, value: ["id": 2, "name": "Bob"])
@@ -44,7 +44,7 @@ enum Inverse {
         // Frozen objects read their version's inverse.
         #expect(try await realm.read { realm in Inverse.Dog().objectSchema.computedProperties.map(\.name) } == ["owners", "bestFriendOf"])
         // A misdeclared origin is refused when the class is used.
-        let broken = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "broken-\(UUID())"))
+        let broken = try await inMemoryRealm("broken")
         await #expect(throws: FloeError.self) {
             try await broken.asyncWrite { realm in try realm.create(Inverse.Broken.self, value: [:]) }
         }

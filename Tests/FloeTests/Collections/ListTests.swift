@@ -24,8 +24,7 @@ enum Lists {
 
 @Suite struct ListTests {
     func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "lists-\(UUID())",
-                                                           objectTypes: [Lists.Dog.self, Lists.Stop.self, Lists.Person.self]))
+        try await inMemoryRealm("lists", objectTypes: [Lists.Dog.self, Lists.Stop.self, Lists.Person.self])
     }
 
     @Test func listsOfValuesAndObjects() async throws {
@@ -105,7 +104,7 @@ enum Lists {
         #expect(try await realm.read { realm in realm.objects(Lists.Person.self).count } == 0)
         // Persisted across reopen.
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let fileRealm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Lists.Dog.self, Lists.Stop.self, Lists.Person.self]))
             try await fileRealm.asyncWrite { realm in try realm.create(Lists.Person.self, value: ["id": 1, "nicknames": Array(repeating: "x", count: 2500), "dogs": [["name": "a"]]]) }
@@ -124,10 +123,8 @@ extension FrozenRealm {
 
 extension ListTests {
     @Test func collectionsFreezeAndThaw() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "frozen-lists-\(UUID())",
-                                                                       objectTypes: [Lists.Dog.self, Lists.Stop.self, Lists.Person.self]))
-        let other = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "frozen-sets-\(UUID())",
-                                                                       objectTypes: [SetsAndMaps.Park.self, SetsAndMaps.Dog.self]))
+        let realm = try await inMemoryRealm("frozen-lists", objectTypes: [Lists.Dog.self, Lists.Stop.self, Lists.Person.self])
+        let other = try await inMemoryRealm("frozen-sets", objectTypes: [SetsAndMaps.Park.self, SetsAndMaps.Dog.self])
         try await realm.asyncWrite { realm in
             try realm.create(Lists.Person.self, value: ["id": 1, "nicknames": ["a", "b"], "dogs": [["name": "Rex"]]])
         }

@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func managedMergeAndBadKeys() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "merge-\(UUID())"))
+        let realm = try await inMemoryRealm("merge")
         try await realm.asyncWrite { realm in
             let walker = try realm.create(Walker.self, value: ["id": 1, "visits": ["Central": 1]])
             let other = try realm.create(Walker.self, value: ["id": 2, "visits": ["Central": 4, "Zoo": 2]])
@@ -68,15 +68,15 @@ import Testing
 
     @Test func isEmptyAndWriteCopy() async throws {
         let directory = TemporaryDirectory()
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file("app.floe"))))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url("app.floe")))
         #expect(await realm.isEmpty)
         try await realm.asyncWrite { realm in try realm.create(Note.self, value: ["id": 1, "tags": ["a", "b"]]) }
         #expect(await !realm.isEmpty)
-        let copyURL = URL(fileURLWithPath: directory.file("copy.floe"))
+        let copyURL = directory.url("copy.floe")
         try realm.writeCopy(toFile: copyURL)
         // The copy exists now: a second copy to the same place is refused.
         #expect(throws: FloeError.self) { try realm.writeCopy(toFile: copyURL) }
-        #expect(throws: FloeError.self) { try realm.writeCopy(toFile: URL(fileURLWithPath: directory.file("x.floe")), encryptionKey: Data(count: 64)) }
+        #expect(throws: FloeError.self) { try realm.writeCopy(toFile: directory.url("x.floe"), encryptionKey: Data(count: 64)) }
         let copy = try await Realm(configuration: Realm.Configuration(fileURL: copyURL))
         #expect(try await copy.read { realm in realm.objects(Note.self).map { $0.tags.joined() } } == ["ab"])
         try await realm.asyncWrite { realm in try realm.deleteAll() }

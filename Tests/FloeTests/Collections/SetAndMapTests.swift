@@ -22,7 +22,7 @@ enum SetsAndMaps {
 
 @Suite struct SetAndMapTests {
     func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sets-\(UUID())", objectTypes: [SetsAndMaps.Park.self, SetsAndMaps.Dog.self]))
+        try await inMemoryRealm("sets", objectTypes: [SetsAndMaps.Park.self, SetsAndMaps.Dog.self])
     }
 
     @Test func mutableSets() async throws {

@@ -45,7 +45,7 @@ import Testing
         #expect(try Self.floe(["verify", "default.floe"], in: directory.path).status == 0)
 
         // Bad input: a foreign file, and an unknown command.
-        try Data("not a database".utf8).write(to: URL(fileURLWithPath: directory.file("foreign.floe")))
+        try Data("not a database".utf8).write(to: directory.url("foreign.floe"))
         let foreign = try Self.floe(["verify", "foreign.floe"], in: directory.path)
         #expect(foreign.status == 1 && foreign.output.contains("is not a Floe file"), "\(foreign.output)")
         #expect(try Self.floe(["frobnicate"], in: directory.path).status == 2)
@@ -92,7 +92,7 @@ import Testing
         let path = directory.file("default.floe")
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         for index in 200..<bytes.count - 200 where index % 50 == 0 { bytes[index] ^= 0xFF }
-        try Data(bytes).write(to: URL(fileURLWithPath: directory.file("damaged.floe")))
+        try Data(bytes).write(to: directory.url("damaged.floe"))
         let damaged = try Self.floe(["dump", "damaged.floe"], in: directory.path)
         if damaged.status != 0 {
             #expect(!damaged.output.contains("{\n"), "a failed dump printed part of a document: \(damaged.output)")
@@ -105,7 +105,7 @@ import Testing
     @Test func aTornTailIsReported() throws {
         let directory = TemporaryDirectory()
         _ = try Self.floe(["demo"], in: directory.path)
-        let handle = try Foundation.FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("default.floe")))
+        let handle = try Foundation.FileHandle(forWritingTo: directory.url("default.floe"))
         handle.seekToEndOfFile()
         handle.write(Data(repeating: 0xAB, count: 40))
         handle.closeFile()
@@ -121,7 +121,7 @@ import Testing
     @Test func zerosAfterTheLastCommitAreDescribed() throws {
         let directory = TemporaryDirectory()
         _ = try Self.floe(["demo"], in: directory.path)
-        let handle = try Foundation.FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("default.floe")))
+        let handle = try Foundation.FileHandle(forWritingTo: directory.url("default.floe"))
         handle.seekToEndOfFile()
         handle.write(Data(repeating: 0xAB, count: 24) + Data(repeating: 0, count: 65_536))
         handle.closeFile()

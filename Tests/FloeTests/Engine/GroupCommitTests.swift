@@ -18,7 +18,7 @@ import Testing
         // synced, and the rounds stopped grouping.)
         FaultInjection.slowDown(.sync, by: 60_000, pathContains: "groupcommit-")
         defer { FaultInjection.remove(pathContains: "groupcommit-") }
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         let writers = 50, perWriter = 10
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
@@ -51,7 +51,7 @@ import Testing
     /// trees do not outlive the hand-over.
     @Test func versionsReplacedByQueuedWritesAreFreedAfterTheirTurn() async throws {
         let directory = TemporaryDirectory("group-commit-reclaim")
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
         try await realm.asyncWrite { realm in try realm.add(Entry()) }
         weak let replaced = try realm.store.snapshot().group
@@ -98,7 +98,7 @@ import Testing
         FaultInjection.slowDown(.sync, by: 20_000, pathContains: "groupqueue-")
         defer { FaultInjection.remove(pathContains: "groupqueue-") }
         struct Refused: Error { let id: Int }
-        let url = URL(fileURLWithPath: directory.file("groupqueue-entries.floe"))
+        let url = directory.url("groupqueue-entries.floe")
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
         let firstVersion = realm.store.currentVersion
         let writers = 20, perWriter = 5
@@ -144,7 +144,7 @@ import Testing
     /// `fdatasync` that covers its commit, and every write lands.
     @Test func aLoneWriterReturnsOnlyAfterItsSync() async throws {
         let directory = TemporaryDirectory("group-commit-lone")
-        let url = URL(fileURLWithPath: directory.file("lonewatch-entries.floe"))
+        let url = directory.url("lonewatch-entries.floe")
         FaultInjection.count(pathContains: "lonewatch-")
         defer { FaultInjection.remove(pathContains: "lonewatch-") }
         let writes = 40
@@ -173,7 +173,7 @@ import Testing
     /// reached the disk is unknown), the slow one as its result once the sync returned.
     @Test func aLoneWriterGetsASlowOrFailedSyncsOutcome() async throws {
         let directory = TemporaryDirectory("group-commit-lone-fail")
-        let url = URL(fileURLWithPath: directory.file("lonefail-entries.floe"))
+        let url = directory.url("lonefail-entries.floe")
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Entry.self]))
         for id in 0..<5 { try await realm.write { realm in _ = try realm.create(Entry.self, value: ["id": id]) } }
         // Slower than the watch: the writer suspends and is resumed after the sync.
@@ -202,7 +202,7 @@ import Testing
 
     @Test func writesInsideTheActorStillSyncThemselves() async throws {
         let directory = TemporaryDirectory("group-commit-sync")
-        let realm = try await Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [Entry.self]))
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url(), objectTypes: [Entry.self]))
         let version = try await realm.insertEntry(id: 1)
         // Durable before it returned: nothing left to wait for, and no group round was needed.
         try await realm.store.waitUntilDurable(version)

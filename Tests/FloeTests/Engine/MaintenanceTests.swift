@@ -248,7 +248,7 @@ extension MaintenanceTests {
 
     @Test func reopeningAfterTheRealmIsReleasedWorksWhileSnapshotsLive() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         var frozen: FrozenResults<Note>?
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url))

@@ -25,7 +25,7 @@ import Testing
     static let pets = 1_200
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "writes-in-place-\(UUID())"))
+        let realm = try await inMemoryRealm("writes-in-place")
         try await realm.write { realm in
             for id in 0..<pets {
                 let pet = Pet()

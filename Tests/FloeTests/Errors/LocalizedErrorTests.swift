@@ -11,8 +11,7 @@ final class LocalizedErrorKennel: Object {
 /// class, property and value rather than Foundation's generic sentence.
 @Suite struct LocalizedErrorTests {
     @Test func aRefusedWriteIsDescribedByItsOwnMessage() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "localized-\(UUID())",
-                                                                       objectTypes: [LocalizedErrorKennel.self]))
+        let realm = try await inMemoryRealm("localized", objectTypes: [LocalizedErrorKennel.self])
         do {
             try await realm.write { realm in
                 _ = try realm.create(LocalizedErrorKennel.self, value: ["id": 1, "name": 42])

@@ -21,7 +21,7 @@ import Testing
     }
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "misuse-\(UUID())", objectTypes: [Hound.self, Keeper.self]))
+        let realm = try await inMemoryRealm("misuse", objectTypes: [Hound.self, Keeper.self])
         try await realm.asyncWrite { realm in
             for id in 0..<4 { try realm.create(Hound.self, value: ["id": id, "name": "h\(id)", "age": id * 3]) }
         }

@@ -139,7 +139,7 @@ enum Seed003 {
 
 @Suite struct SeedExamplesTests {
     func realm(_ types: [ObjectBase.Type]) async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "seed-\(UUID())", objectTypes: types))
+        try await inMemoryRealm("seed", objectTypes: types)
     }
 
     @Test func definingModels() async throws {

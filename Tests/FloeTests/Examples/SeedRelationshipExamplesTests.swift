@@ -108,7 +108,7 @@ enum Seed002 {
 
 @Suite struct SeedRelationshipExamplesTests {
     func realm(_ types: [ObjectBase.Type]) async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "seed-rel-\(UUID())", objectTypes: types))
+        try await inMemoryRealm("seed-rel", objectTypes: types)
     }
 
     @Test func everySupportedPropertyType() async throws {
@@ -302,7 +302,7 @@ enum Seed002Geo {
 extension SeedRelationshipExamplesTests {
     @Test func geoJSONPointsPersistAcrossReopen() async throws {
         let directory = TemporaryDirectory()
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()),
+        let configuration = Realm.Configuration(fileURL: directory.url(),
                                                 objectTypes: [Seed002Geo.Company.self, Seed002Geo.CustomGeoPoint.self, Seed003Full.Dog.self, Seed003Full.DogToy.self])
         do {
             let realm = try await Realm(configuration: configuration)

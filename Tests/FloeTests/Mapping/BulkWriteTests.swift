@@ -41,7 +41,7 @@ import Testing
     }
 
     static func realm(_ types: [ObjectBase.Type] = [Item.self, Owner.self, Tag.self, Tagged.self, Numbers.self]) async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "bulk-\(UUID())", objectTypes: types))
+        try await inMemoryRealm("bulk", objectTypes: types)
     }
 
     static func item(_ id: Int) -> Item {
@@ -347,7 +347,7 @@ import Testing
     // MARK: Deleting every object of a class
 
     @Test func deletingEveryObjectOfAClassNothingLinksToEmptiesItAndInvalidatesItsObjects() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "bulk-\(UUID())", objectTypes: [Item.self]))
+        let realm = try await inMemoryRealm("bulk", objectTypes: [Item.self])
         let (invalidated, count) = try await realm.write { realm in
             for id in 0..<1_000 { try realm.add(Self.item(id)) }
             let kept = realm.object(ofType: Item.self, forPrimaryKey: 10)!
@@ -407,7 +407,7 @@ import Testing
 
     @Test func deletingEveryObjectInAWriteThatThrowsLeavesThemAll() async throws {
         struct Stop: Error {}
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "bulk-\(UUID())", objectTypes: [Item.self]))
+        let realm = try await inMemoryRealm("bulk", objectTypes: [Item.self])
         try await realm.write { realm in for id in 0..<400 { try realm.add(Self.item(id)) } }
         await #expect(throws: Stop.self) {
             try await realm.write { realm in

@@ -96,7 +96,7 @@ import Testing
 
     static func check(seed: UInt64, cascaded: inout Int, kept: inout Int) async throws {
         var random = SeededGenerator(seed: seed)
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "cascade-model-\(seed)-\(UUID())", objectTypes: [GraphNode.self]))
+        let realm = try await inMemoryRealm("cascade-model-\(seed)", objectTypes: [GraphNode.self])
         var model: [Int: ModelNode] = [:]
         var nextID = 0
         for round in 0..<12 {

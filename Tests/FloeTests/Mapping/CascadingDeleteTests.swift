@@ -52,7 +52,7 @@ protocol CascadeKeyed { var id: Int { get } }
     static let types: [ObjectBase.Type] = [Order.self, Line.self, Invoice.self, Attachment.self, Customer.self, Note.self, Node.self]
 
     static func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "cascade-\(UUID())", objectTypes: types))
+        try await inMemoryRealm("cascade", objectTypes: types)
     }
 
     static func ids<T: Object & CascadeKeyed>(_ realm: Realm, _ type: T.Type) async throws -> Set<Int> {
@@ -305,7 +305,7 @@ protocol CascadeKeyed { var id: Int { get } }
     }
 
     @Test func deletedObjectsLeaveNoDanglingMixedElements() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mixed-unlink-\(UUID())", objectTypes: [Holder.self, Thing.self]))
+        let realm = try await inMemoryRealm("mixed-unlink", objectTypes: [Holder.self, Thing.self])
         try await realm.write { realm in
             let holder = try realm.create(Holder.self, value: ["id": 1])
             let thing = try realm.create(Thing.self, value: ["id": 1])

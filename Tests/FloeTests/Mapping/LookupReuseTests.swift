@@ -24,7 +24,7 @@ import Testing
     static let hares = 1_500
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "lookup-reuse-\(UUID())"))
+        let realm = try await inMemoryRealm("lookup-reuse")
         try await realm.write { realm in
             for index in 0..<hares {
                 let hare = Hare()

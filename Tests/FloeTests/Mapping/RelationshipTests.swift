@@ -54,8 +54,7 @@ enum Links {
 
 @Suite struct RelationshipTests {
     func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "links-\(UUID())",
-                                                           objectTypes: [Links.DogToy.self, Links.Dog.self, Links.Address.self, Links.Geo.self, Links.Person.self]))
+        try await inMemoryRealm("links", objectTypes: [Links.DogToy.self, Links.Dog.self, Links.Address.self, Links.Geo.self, Links.Person.self])
     }
 
     @Test func addingAnObjectAddsWhatItLinksTo() async throws {
@@ -202,7 +201,7 @@ enum Links {
         #expect(error == .cyclicValue(className: "Dog"))
         #expect(error?.description.hasPrefix("Cannot create a Dog from a cyclic value") == true)
         #expect(try await realm.read { realm in realm.objects(Links.Dog.self).count } == 0)
-        let keyless = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "cycle-\(UUID())"))
+        let keyless = try await inMemoryRealm("cycle")
         let keylessError = await #expect(throws: FloeError.self) {
             try await keyless.write { realm in
                 let a = Links.Node()
@@ -223,7 +222,7 @@ enum Links {
             return realm.objects(Links.Node.self).count
         }
         #expect(count == 2)
-        let nodes = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "nodes-\(UUID())", objectTypes: [Links.Node.self]))
+        let nodes = try await inMemoryRealm("nodes", objectTypes: [Links.Node.self])
         let deep = await #expect(throws: FloeError.self) {
             try await nodes.write { realm in
                 // Nesting without end is how a value that contains itself shows; 150 levels stand in

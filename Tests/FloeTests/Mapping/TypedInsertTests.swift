@@ -50,8 +50,7 @@ import Testing
     }
 
     static func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "typed-insert-\(UUID())",
-                                                           objectTypes: [Reading.self, Entry.self, Narrow.self]))
+        try await inMemoryRealm("typed-insert", objectTypes: [Reading.self, Entry.self, Narrow.self])
     }
 
     static func stored(_ realm: Realm) async throws -> [String] {

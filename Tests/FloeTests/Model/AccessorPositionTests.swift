@@ -17,7 +17,7 @@ import Testing
     static let count = 1_000
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "positions-\(UUID())"))
+        let realm = try await inMemoryRealm("positions")
         try await realm.asyncWrite { realm in
             for id in 0..<count {
                 let pet = Pet()
@@ -107,7 +107,7 @@ import Testing
     /// Keys above every key the table holds skip the search for a duplicate; the others,
     /// and the largest key of all, must still find it.
     @Test func duplicatePrimaryKeysAreRefusedInAnyOrder() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "keys-\(UUID())"))
+        let realm = try await inMemoryRealm("keys")
         for ids in [[10, 3, 10], [10, 3, 3], [Int.max, Int.max], [-5, -5], [1, 2, 3, 2]] {
             let error = await #expect(throws: FloeError.self, "\(ids)") {
                 try await realm.write { realm in

@@ -7,7 +7,7 @@ import Testing
 /// crash — and a refused write leaves the realm as it was.
 @Suite struct DeepValueTests {
     static func realm(_ types: [ObjectBase.Type]) async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "deep-\(UUID())", objectTypes: types))
+        try await inMemoryRealm("deep", objectTypes: types)
     }
 
     /// How many objects of a class (embedded ones too) the realm's newest commit holds.

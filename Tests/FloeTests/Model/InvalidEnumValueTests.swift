@@ -47,7 +47,7 @@ import Testing
     /// A file holding board 1, every property valid, and board 2, whose `damaged` properties
     /// hold raw values that name no case.
     private static func makeFile(_ directory: TemporaryDirectory, damaged: Set<String>) async throws -> URL {
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [RawBoard.self]))
         func pick<T>(_ name: String, _ valid: T, _ invalid: T) -> T { damaged.contains(name) ? invalid : valid }
         try await realm.write { realm in

@@ -51,7 +51,7 @@ import Testing
     /// reason is returned.
     func refusal(_ types: [ObjectBase.Type], className: String, property: String) async -> String? {
         let error = await #expect(throws: FloeError.self) {
-            _ = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "refusal-\(UUID())", objectTypes: types))
+            _ = try await inMemoryRealm("refusal", objectTypes: types)
         }
         guard case .invalidSchema(let refusedClass, let refusedProperty, let reason)? = error else {
             Issue.record("expected invalidSchema, got \(String(describing: error))")
@@ -80,14 +80,14 @@ import Testing
 
     @Test func theAsymmetricLinkRefusalNamesClassPropertyAndAsymmetricType() async throws {
         let error = await #expect(throws: FloeError.self) {
-            _ = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "refusal-\(UUID())", objectTypes: [WeatherSensor.self, Station.self]))
+            _ = try await inMemoryRealm("refusal", objectTypes: [WeatherSensor.self, Station.self])
         }
         #expect(error?.description == "Invalid model class 'Station', property 'sensor': 'WeatherSensor' is an asymmetric object; asymmetric objects cannot be linked to.")
     }
 
     @Test func aRefusedModelOpensNothingAndTheFileStillOpensWithAValidModel() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         await #expect(throws: FloeError.self) {
             _ = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [WeatherSensor.self, ListHolder.self]))
         }
@@ -102,7 +102,7 @@ import Testing
     /// Without `objectTypes`, a class is checked when first used: the write that uses one
     /// linking to an asymmetric class throws and leaves the realm as it was.
     @Test func aClassLinkingToAnAsymmetricOneIsRefusedWhenFirstUsed() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "refusal-lazy-\(UUID())"))
+        let realm = try await inMemoryRealm("refusal-lazy")
         let error = await #expect(throws: FloeError.self) {
             try await realm.write { realm in
                 _ = try realm.create(Person.self, value: ["name": "Ada"])
@@ -118,7 +118,7 @@ import Testing
     /// cases); should a key path rooted at a value ever reach it, the query is a typed error
     /// naming the class and the key path, not a crash.
     @Test func aKeyPathRootedAtAValueIsATypedErrorInTheBuilder() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "builder-root-\(UUID())", objectTypes: [Person.self]))
+        let realm = try await inMemoryRealm("builder-root", objectTypes: [Person.self])
         let error = await #expect(throws: FloeError.self) {
             try await realm.read { realm in
                 let smuggled = unsafeBitCast(\Date.timeIntervalSince1970, to: KeyPath<Person, Double>.self)

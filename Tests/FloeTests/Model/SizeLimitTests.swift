@@ -15,7 +15,7 @@ import Testing
     typealias Attempt = (name: String, property: String, write: @Sendable (borrowing Realm.Transaction) throws -> Void)
 
     static func realm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "limits-\(UUID())", objectTypes: [ValueHolder.self]))
+        let realm = try await inMemoryRealm("limits", objectTypes: [ValueHolder.self])
         try await realm.asyncWrite { realm in
             try realm.create(ValueHolder.self, value: ["name": "kept", "strings": ["s"], "map": ["k": "v"],
                                                       "mixed": AnyRealmValue.fromArray([.fromArray([])]),
@@ -190,7 +190,7 @@ import Testing
 
     /// A file holding one `MigratedHolder` named "old", at schema version 0.
     static func oldFile(in directory: TemporaryDirectory) async throws -> URL {
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Migrated.HolderV1.self]))
         try await realm.asyncWrite { realm in try realm.create(Migrated.HolderV1.self, value: ["name": "old"]) }
         return url

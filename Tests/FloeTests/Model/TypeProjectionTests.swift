@@ -58,7 +58,7 @@ extension URL: FailableCustomPersistable {
     }
 
     func realm(_ name: String = #function) async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "projection-\(name)-\(UUID())"))
+        try await inMemoryRealm("projection-\(name)")
     }
 
     @Test func mappedTypesRoundTripRequiredOptionalAndInCollections() async throws {
@@ -120,7 +120,7 @@ extension URL: FailableCustomPersistable {
 
     @Test func switchingBetweenMappedAndPersistedTypesNeedsNoMigration() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Club.self, ProjectedLocation.self]))
             try await realm.asyncWrite { realm in
@@ -194,7 +194,7 @@ extension Coordinate2D: CustomPersistable {
 
     @Test func listsSetsAndMapsOfAnEmbeddedProjection() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Route.self, StopLocation.self]))
             try await realm.write { realm in
@@ -234,7 +234,7 @@ extension Coordinate2D: CustomPersistable {
     }
 
     @Test func anUnmappableValueIsRefusedWhenWrittenToARequiredProperty() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "required-url-\(UUID())", objectTypes: [HomepageClub.self]))
+        let realm = try await inMemoryRealm("required-url", objectTypes: [HomepageClub.self])
         let bad = "http://[bad"
         let created = await #expect(throws: FloeError.self) {
             try await realm.write { realm in
@@ -261,7 +261,7 @@ extension Coordinate2D: CustomPersistable {
 
     @Test func anInvalidStoredValueOfARequiredPropertyIsATypedErrorNotATrap() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         // Written as a String (the property switched to URL later, with no migration).
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [StringClub.self]))
@@ -305,7 +305,7 @@ extension Coordinate2D: CustomPersistable {
     /// the property (it used to stop the process).
     @Test func anInvalidStoredElementIsATypedErrorNamingTheCollection() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [IntClub.self]))
             try await realm.write { realm in _ = try realm.create(IntClub.self, value: ["id": 1, "numbers": [2, 3], "byName": ["four": 4, "five": 5]]) }
@@ -327,7 +327,7 @@ extension Coordinate2D: CustomPersistable {
         // of an invalid stored one.
         #expect(URL(persistedValue: "") == nil)
         let error = await #expect(throws: FloeError.self) {
-            _ = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "no-default-\(UUID())", objectTypes: [NoDefaultClub.self]))
+            _ = try await inMemoryRealm("no-default", objectTypes: [NoDefaultClub.self])
         }
         guard case .invalidSchema(let className, let property, let reason)? = error else {
             Issue.record("expected invalidSchema, got \(String(describing: error))")
@@ -340,7 +340,7 @@ extension Coordinate2D: CustomPersistable {
     /// leaves the file as it was.
     @Test func anUnmappableValueSetInAMigrationIsRefused() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [StringClub.self]))
             try await realm.write { realm in _ = try realm.create(StringClub.self, value: ["id": 1, "homepage": "https://old.example"]) }
@@ -361,7 +361,7 @@ extension TypeProjectionTests {
     /// The schema describes a type projection by what it stores, as Realm's does, with the
     /// declared type beside it.
     @Test func theSchemaDescribesAProjectionByItsPersistedType() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "projection-schema-\(UUID())", objectTypes: [Club.self, ProjectedLocation.self]))
+        let realm = try await inMemoryRealm("projection-schema", objectTypes: [Club.self, ProjectedLocation.self])
         let schema = await realm.schema
         let club = try #require(schema["Club"])
         let properties = ["url", "mirrors", "links", "name", "location"].map { name in [club[name]!.type, club[name]!.mappedType ?? "-"] }

@@ -61,7 +61,7 @@ import Testing
     }
 
     static func makeRealm(count: Int = 300) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "typed-\(UUID())", objectTypes: [Sample.self]))
+        let realm = try await inMemoryRealm("typed", objectTypes: [Sample.self])
         try await realm.write { realm in
             for id in 0..<count {
                 let sample = Sample()
@@ -103,7 +103,7 @@ import Testing
 
     @Test func anObjectSeesAnotherRealmsCommitOnTheSameFile() async throws {
         let directory = TemporaryDirectory()
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [Sample.self])
+        let configuration = Realm.Configuration(fileURL: directory.url(), objectTypes: [Sample.self])
         let first = try await Realm(configuration: configuration)
         let second = try await Realm(configuration: configuration)
         try await first.write { realm in

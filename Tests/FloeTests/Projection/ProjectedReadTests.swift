@@ -48,7 +48,7 @@ enum ProjectedReadModels {
 
     @Test func projectedReadsFollowEachRealmsColumnsAfterAMigration() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Shelf.self]))
             try await realm.write { realm in
@@ -63,7 +63,7 @@ enum ProjectedReadModels {
             }
         }
         let migrated = try await Realm(configuration: configuration)
-        let fresh = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "projected-reads-\(UUID())", objectTypes: [ShelfV2.self]))
+        let fresh = try await inMemoryRealm("projected-reads", objectTypes: [ShelfV2.self])
         try await fresh.write { realm in
             _ = try realm.create(ShelfV2.self, value: ["id": 1, "label": "new one", "count": 9, "title": "fresh one"])
         }
@@ -92,9 +92,7 @@ enum ProjectedReadModels {
     }
 
     @Test func projectionsOfTwoRootClassesReadTheirOwnProperties() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projected-reads-\(UUID())",
-            objectTypes: [Projections.Person.self, Projections.Address.self, Projections.Keyed.self]))
+        let realm = try await inMemoryRealm("projected-reads", objectTypes: [Projections.Person.self, Projections.Address.self, Projections.Keyed.self])
         try await realm.write { realm in
             try realm.create(Projections.Person.self, value: ["firstName": "Ana", "lastName": "Silva", "address": ["city": "Lisbon", "country": "PT"]])
             try realm.create(Projections.Person.self, value: ["firstName": "Bo", "lastName": "Berg"])
@@ -117,8 +115,7 @@ enum ProjectedReadModels {
     }
 
     @Test func aProjectionKeptAcrossWritesAndDeletionsReadsItsOwnRow() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projected-reads-\(UUID())", objectTypes: [Projections.Keyed.self]))
+        let realm = try await inMemoryRealm("projected-reads", objectTypes: [Projections.Keyed.self])
         let seen = try await realm.keptProjectionReads()
         #expect(seen == [
             "four two",        // first reads (compiling)
@@ -133,8 +130,7 @@ enum ProjectedReadModels {
     }
 
     @Test func aProjectionOfAnUnmanagedObjectReadsItOnceAdded() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projected-reads-\(UUID())", objectTypes: [Projections.Keyed.self]))
+        let realm = try await inMemoryRealm("projected-reads", objectTypes: [Projections.Keyed.self])
         let seen = try await realm.write { realm -> [String] in
             let keyed = Projections.Keyed()
             keyed.id = 7
@@ -155,8 +151,7 @@ enum ProjectedReadModels {
     }
 
     @Test func projectionsKeptAcrossRolledBackWritesReadTheirOwnRowsCommittedValues() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projected-reads-\(UUID())", objectTypes: [ShelfV2.self]))
+        let realm = try await inMemoryRealm("projected-reads", objectTypes: [ShelfV2.self])
         let seen = try await realm.rolledBackProjectionReads()
         #expect(seen == [
             "three 30 | one 10",          // first reads (each field keeps its column and binding)

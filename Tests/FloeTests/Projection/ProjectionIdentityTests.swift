@@ -55,9 +55,7 @@ enum Identified {
     typealias SimpleProjection = Identified.SimpleProjection
 
     func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projection-identity-\(UUID())",
-            objectTypes: [CommonPerson.self, Identified.Address.self, Identified.Club.self, SimpleObject.self]))
+        try await inMemoryRealm("projection-identity", objectTypes: [CommonPerson.self, Identified.Address.self, Identified.Club.self, SimpleObject.self])
     }
 
     func populatedRealm() async throws -> Realm {

@@ -33,8 +33,7 @@ import Testing
     }
 
     func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projection-refusal-\(UUID())", objectTypes: [Shelf.self, Computed.self]))
+        try await inMemoryRealm("projection-refusal", objectTypes: [Shelf.self, Computed.self])
     }
 
     func seeded() async throws -> Realm {

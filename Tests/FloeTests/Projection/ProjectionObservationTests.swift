@@ -68,9 +68,7 @@ enum Observed {
     typealias PersonProjection = Observed.PersonProjection
 
     func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projection-observation-\(UUID())",
-            objectTypes: [Person.self, Observed.Address.self, Dog.self, Toy.self]))
+        try await inMemoryRealm("projection-observation", objectTypes: [Person.self, Observed.Address.self, Dog.self, Toy.self])
     }
 
     func seed(_ realm: Realm) async throws {

@@ -83,9 +83,7 @@ enum Projections {
     typealias PersonProjection = Projections.PersonProjection
 
     func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "projections-\(UUID())",
-            objectTypes: [Person.self, Projections.Address.self, Projections.Keyed.self, Projections.Computed.self, Projections.Typed.self]))
+        try await inMemoryRealm("projections", objectTypes: [Person.self, Projections.Address.self, Projections.Keyed.self, Projections.Computed.self, Projections.Typed.self])
     }
 
     func seed(_ realm: Realm) async throws {

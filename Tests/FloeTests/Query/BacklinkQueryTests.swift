@@ -20,7 +20,7 @@ import Testing
     }
 
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "backlinks-\(UUID())", objectTypes: [Walker.self, Pup.self]))
+        let realm = try await inMemoryRealm("backlinks", objectTypes: [Walker.self, Pup.self])
         try await realm.asyncWrite { realm in
             var random = SeededGenerator(seed: 11)
             let pups = try (0..<30).map { (id: Int) throws -> Pup in try realm.create(Pup.self, value: ["id": id, "name": "pup\(id)"]) }

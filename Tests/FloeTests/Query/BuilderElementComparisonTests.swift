@@ -14,7 +14,7 @@ import Testing
     }
 
     static func realm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "builder-elements-\(UUID())", objectTypes: [Player.self]))
+        let realm = try await inMemoryRealm("builder-elements", objectTypes: [Player.self])
         try await realm.write { realm in
             let values: [AnyRealmValue] = [.int(1), .double(2.5), .string("x"), .decimal128("0.5"), .none]
             for id in 0..<5 {

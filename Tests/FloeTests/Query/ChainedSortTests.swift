@@ -13,7 +13,7 @@ import Testing
     }
 
     static func realm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "chained-sorts-\(UUID())", objectTypes: [Critter.self]))
+        let realm = try await inMemoryRealm("chained-sorts", objectTypes: [Critter.self])
         try await realm.write { realm in
             let rows: [(String, Bool, Int)] = [("b", true, 1), ("d", false, 2), ("a", true, 2), ("c", false, 1), ("e", true, 1)]
             for (id, row) in rows.enumerated() { try realm.create(Critter.self, value: ["id": id, "name": row.0, "isGood": row.1, "age": row.2]) }

@@ -32,7 +32,7 @@ import Testing
     static let names = ["Rex", "Bella", "Ωmega", "Élan", "b"]
 
     static func makeRealm(seed: UInt64 = 3, hounds: Int = 150) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "collection-query-\(UUID())"))
+        let realm = try await inMemoryRealm("collection-query")
         try await realm.asyncWrite { realm in
             var random = SeededGenerator(seed: seed)
             let walkers = try (0..<4).map { (id: Int) throws -> Walker in try realm.create(Walker.self, value: ["id": id, "name": names[id]]) }
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func aggregatesOfNothingAndOfAClassWithoutObjects() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "empty-aggregates-\(UUID())"))
+        let realm = try await inMemoryRealm("empty-aggregates")
         let (sum, min, average, listSum, listMin) = try await realm.read { realm in
             let hounds = realm.objects(Hound.self)
             let sum: Int = try hounds.sum(ofProperty: "age")

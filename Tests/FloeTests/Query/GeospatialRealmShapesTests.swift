@@ -36,8 +36,7 @@ enum RealmGeo {
     typealias PersonLocation = RealmGeo.PersonLocation
 
     static func populated() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "realm-geo-\(UUID())",
-                                                                       objectTypes: [PersonLocation.self, RealmGeo.Location.self]))
+        let realm = try await inMemoryRealm("realm-geo", objectTypes: [PersonLocation.self, RealmGeo.Location.self])
         try await realm.write { realm in
             try realm.add(PersonLocation("Diana", RealmGeo.Location(40.7128, -74.0060)))
             try realm.add(PersonLocation("Maria", RealmGeo.Location(55.6761, 12.5683)))

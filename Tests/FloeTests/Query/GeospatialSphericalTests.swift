@@ -139,8 +139,7 @@ struct Gnomonic {
         #expect(!reversedRegion.contains(longitude: 0, latitude: 67))
         #expect(!reversedRegion.contains(longitude: 180, latitude: -30))
 
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "spherical-\(UUID())",
-                                                                       objectTypes: [PersonLocation.self, RealmGeo.Location.self]))
+        let realm = try await inMemoryRealm("spherical", objectTypes: [PersonLocation.self, RealmGeo.Location.self])
         try await realm.write { realm in
             try realm.add(PersonLocation("north of the straight edge", RealmGeo.Location(61, 0)))
             try realm.add(PersonLocation("beyond the arc", RealmGeo.Location(67, 0)))
@@ -334,10 +333,8 @@ struct Gnomonic {
     /// or without `coordinates`, or to a top-level class, is a typed error naming the class and property.
     @Test func aLinkToSomethingOtherThanAGeoJSONPointIsATypedError() async throws {
         typealias Invalid = RealmGeoShapes.PersonWithInvalidTypes
-        let realm = try await Realm(configuration: Realm.Configuration(
-            inMemoryIdentifier: "geo-invalid-\(UUID())",
-            objectTypes: [Invalid.self, RealmGeoShapes.CoordinatesGeoPointEmbedded.self,
-                          RealmGeoShapes.TypeGeoPointEmbedded.self, RealmGeoShapes.TopLevelGeoPoint.self]))
+        let realm = try await inMemoryRealm("geo-invalid", objectTypes: [Invalid.self, RealmGeoShapes.CoordinatesGeoPointEmbedded.self,
+                          RealmGeoShapes.TypeGeoPointEmbedded.self, RealmGeoShapes.TopLevelGeoPoint.self])
         try await realm.write { realm in
             let coordinates = RealmGeoShapes.CoordinatesGeoPointEmbedded()
             coordinates.coordinates.append(objectsIn: [2, 1])

@@ -30,8 +30,7 @@ enum Geo {
 
     /// Random points, some without a location; the brute-force answers come from plain Swift.
     static func makeRealm(count: Int = 400, seed: UInt64 = 11) async throws -> (Realm, [Int: (latitude: Double, longitude: Double)]) {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "geo-\(UUID())",
-                                                                       objectTypes: [Company.self, Geo.CustomGeoPoint.self]))
+        let realm = try await inMemoryRealm("geo", objectTypes: [Company.self, Geo.CustomGeoPoint.self])
         var random = SeededGenerator(seed: seed)
         var points: [Int: (latitude: Double, longitude: Double)] = [:]
         for id in 0..<count where id % 10 != 0 {

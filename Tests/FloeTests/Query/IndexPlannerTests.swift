@@ -108,7 +108,7 @@ import Testing
 
     @Test func indexedEqualityAndInMatchScansAndSurviveReopening() async throws {
         let directory = TemporaryDirectory()
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [Badge.self])
+        let configuration = Realm.Configuration(fileURL: directory.url(), objectTypes: [Badge.self])
         do {
             let realm = try await Realm(configuration: configuration)
             try await Self.populate(realm, seed: 21)
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func filteredCollectionsUseTheIndexWithinTheirObjects() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "planner-\(UUID())"))
+        let realm = try await inMemoryRealm("planner")
         try await Self.populate(realm, seed: 4)
         let (found, wanted) = try await realm.read { realm in
             let some = try realm.objects(Badge.self).filter("score < 50").sorted(byKeyPath: "score")

@@ -32,7 +32,7 @@ import Testing
     /// between full ones.
     static func makeRealm(owners: Int = owners, pets: Int = pets,
                           ownerOf: @escaping @Sendable (Int) -> Int? = { $0 % 10 == 9 ? nil : ownerID(of: $0) }) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-\(UUID())"))
+        let realm = try await inMemoryRealm("iteration-reuse")
         try await realm.write { realm in
             for id in 0..<owners {
                 let owner = Owner()
@@ -267,7 +267,7 @@ import Testing
     /// `count` lynxes with ids 0, 2, 4, … (gaps for inserts), each named after its id and
     /// marked with its id: more than four leaves.
     static func makeLynxRealm(count: Int = pets) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iteration-reuse-lynx-\(UUID())"))
+        let realm = try await inMemoryRealm("iteration-reuse-lynx")
         try await realm.write { realm in
             for index in 0..<count {
                 let lynx = LookupReuseTests.Lynx()

@@ -8,7 +8,7 @@ import Testing
 /// Realm. There is no polymorphism: `Animal`'s own objects are not Cats, nor Cats Animals.
 @Suite struct MetatypeResultsTests {
     static func realm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "metatype-\(UUID())", objectTypes: [Animal.self, Cat.self]))
+        let realm = try await inMemoryRealm("metatype", objectTypes: [Animal.self, Cat.self])
         try await realm.write { realm in
             let type: Object.Type = Cat.self
             _ = try realm.create(type, value: ["name": "Tom", "lives": 7])

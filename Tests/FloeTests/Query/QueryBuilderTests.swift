@@ -52,7 +52,7 @@ import Testing
     static let patterns = ["R?x", "*e*", "?", "*", "r*", "*a", "E*n", "b", "??", "*ß*", "Ω*"]
 
     static func makeRealm(seed: UInt64 = 11, count: Int = 150) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "builder-\(UUID())"))
+        let realm = try await inMemoryRealm("builder")
         try await realm.asyncWrite { realm in
             var random = SeededGenerator(seed: seed)
             let walkers = try (0..<4).map { (index: Int) throws -> Walker in
@@ -407,7 +407,7 @@ import Testing
 
     @Test func firstWhereFromTheSeedsAndItsBuilderForm() async throws {
         // The seeds' Swift: `realm.objects(Dog.self).first(where: { $0.name == "Wolfie" })`.
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "builder-seed-\(UUID())"))
+        let realm = try await inMemoryRealm("builder-seed")
         try await realm.asyncWrite { realm in
             let dog = Hound()
             dog.name = "Wolfie"

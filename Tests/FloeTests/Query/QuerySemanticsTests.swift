@@ -11,7 +11,7 @@ import Testing
 
     /// Pups 0…5: weights nil, 5, nil, 12.5, 5, nil; ages 3, 1, 3, 2, 1, 3; pups 0 and 3 have tags.
     static func makeRealm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "semantics-\(UUID())"))
+        let realm = try await inMemoryRealm("semantics")
         try await realm.asyncWrite { realm in
             let weights: [Double?] = [nil, 5, nil, 12.5, 5, nil]
             let ages = [3, 1, 3, 2, 1, 3]

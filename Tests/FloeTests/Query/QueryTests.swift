@@ -24,7 +24,7 @@ import Testing
     static let names = ["Rex", "rover", "Élan", "Ärger", "Straße", "Ilık", "Ωmega", "Bella", "b", ""]
 
     static func makeRealm(seed: UInt64 = 7) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "query-\(UUID())"))
+        let realm = try await inMemoryRealm("query")
         try await realm.asyncWrite { realm in
             var random = SeededGenerator(seed: seed)
             let owners = try (0..<3).map { (index: Int) throws -> Owner in try realm.create(Owner.self, value: ["id": index, "name": ["Ada", "ada", "Bo"][index]]) }

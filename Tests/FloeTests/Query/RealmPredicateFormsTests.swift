@@ -12,7 +12,7 @@ import Testing
     }
 
     static func realm() async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "predicate-forms-\(UUID())", objectTypes: [Shelf.self]))
+        let realm = try await inMemoryRealm("predicate-forms", objectTypes: [Shelf.self])
         try await realm.write { realm in
             for id in 0..<5 {
                 let shelf = try realm.create(Shelf.self, value: ["id": id, "age": id * 10])
@@ -54,7 +54,7 @@ extension RealmPredicateFormsTests {
     }
 
     @Test func objectsManagedOrFrozenAreArguments() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "object-arguments-\(UUID())", objectTypes: [Keeper.self, Pet.self]))
+        let realm = try await inMemoryRealm("object-arguments", objectTypes: [Keeper.self, Pet.self])
         try await realm.write { realm in
             for id in 0..<3 { try realm.create(Keeper.self, value: ["id": id, "name": "k\(id)"]) }
             for id in 0..<6 { try realm.create(Pet.self, value: ["id": id, "owner": ["id": id % 3]], update: .modified) }

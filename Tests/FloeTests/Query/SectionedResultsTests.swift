@@ -16,7 +16,7 @@ import Testing
     static let names = ["Larry", "Liam", "Lisa", "Ada", "Bo", "Élodie", "Zoë", "Ωmega", "", "lars", "Ben"]
 
     static func makeRealm(count: Int = 200) async throws -> Realm {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sections-\(UUID())"))
+        let realm = try await inMemoryRealm("sections")
         try await realm.asyncWrite { realm in
             var random = SeededGenerator(seed: 5)
             for id in 0..<count {

@@ -198,7 +198,7 @@ import Testing
             rows.append(row)
             values.append(value)
         }
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "value-rule-\(seed)-\(UUID())"))
+        let realm = try await inMemoryRealm("value-rule-\(seed)")
         let sendable = UncheckedBox(values)
         try await realm.write { realm in
             for value in sendable.value { try realm.create(Specimen.self, value: value) }

@@ -28,7 +28,7 @@ import Testing
     }
 
     static func realm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "value-rule-regressions-\(UUID())", objectTypes: [Account.self, Keyed.self]))
+        try await inMemoryRealm("value-rule-regressions", objectTypes: [Account.self, Keyed.self])
     }
 
     static func accounts(_ realm: Realm, balances: [Decimal128]) async throws {

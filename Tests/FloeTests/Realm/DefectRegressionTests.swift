@@ -31,7 +31,7 @@ import Testing
 
     /// No `objectTypes`: as with the README's `Realm()`, tables appear with the first write that needs them.
     func memoryRealm() async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "defects-\(UUID())"))
+        try await inMemoryRealm("defects")
     }
 
     // MARK: 1. A rolled-back write leaves the realm as if it never happened
@@ -166,7 +166,7 @@ import Testing
     @Test(arguments: [false, true])
     func schemaMismatchFoundByAReadIsThrownByTheRead(readOnly: Bool) async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             // No objectTypes, as with the README's Realm(): the file learns "Person" from the write.
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url))

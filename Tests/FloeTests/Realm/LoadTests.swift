@@ -15,7 +15,7 @@ import Testing
 
     @Test func hundredWritersAndReadersLoseNothing() async throws {
         let directory = TemporaryDirectory("load")
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         let writers = 100, writesPerWriter = 1_000
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Event.self]))
         let done = Flag()

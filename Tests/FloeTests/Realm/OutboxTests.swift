@@ -31,7 +31,7 @@ import Testing
 
     @Test func batchesComeInOrderAndAcknowledgedOnesLeave() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url))
             try await Self.createSensors(0..<5, in: realm)
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func asymmetricObjectsCannotBeDeletedOrAdded() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "outbox-\(UUID())"))
+        let realm = try await inMemoryRealm("outbox")
         let error = await #expect(throws: FloeError.self) {
             try await realm.asyncWrite { realm in
                 try realm.create(WeatherSensor.self, value: ["_id": ObjectId.generate(), "deviceId": "A"])
@@ -95,7 +95,7 @@ import Testing
     /// expression is `create`, which for an asymmetric class returns nothing (as in Realm), so
     /// no live object leaves the write.
     @Test func seedExampleCreatesInsideAWrite() async throws {
-        let asymmetricRealm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "outbox-seed-\(UUID())"))
+        let asymmetricRealm = try await inMemoryRealm("outbox-seed")
         try await asymmetricRealm.write { asymmetricRealm in
             try asymmetricRealm.create(WeatherSensor.self, value: [ "_id": ObjectId.generate(), "deviceId": "WX1278UIT", "temperatureInFahrenheit": 66.7, "barometricPressureInHg": 29.65, "windSpeedInMph": 2 ])
         }

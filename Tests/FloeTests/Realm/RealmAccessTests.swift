@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func genericCodeRunsInWritesReadsAndInsideTheActor() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "access-\(UUID())"))
+        let realm = try await inMemoryRealm("access")
         let written = try await realm.write { realm in
             try Self.build(3, in: realm)
             return Self.names(in: realm)                  // a write reads its own changes
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func everyViewDeletesAndLooksUpAlike() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "access-\(UUID())"))
+        let realm = try await inMemoryRealm("access")
         try await realm.write { realm in try Self.build(4, in: realm) }
         try await realm.write { realm in
             if let first = realm.object(ofType: Kennel.self, forPrimaryKey: 0) { try realm.delete(first) }
@@ -47,7 +47,7 @@ import Testing
 
     /// Thawing frozen results keeps their filter and order (they used to thaw into every object).
     @Test func thawedResultsKeepTheirQuery() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "access-\(UUID())"))
+        let realm = try await inMemoryRealm("access")
         try await realm.write { realm in try Self.build(6, in: realm) }
         let frozen = try await realm.read { realm in
             try realm.objects(Kennel.self).filter("size > 15").sorted(byKeyPath: "size", ascending: false).freeze()

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct RealmBasicsTests {
     func configuration(_ directory: TemporaryDirectory) -> Realm.Configuration {
-        Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [TestDog.self])
+        Realm.Configuration(fileURL: directory.url(), objectTypes: [TestDog.self])
     }
 
     @Test func addReadUpdateDeleteAcrossReopen() async throws {
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func everyScalarTypeRoundTrips() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "types-\(UUID())"))
+        let realm = try await inMemoryRealm("types")
         let objectId = ObjectId.generate()
         let uuid = UUID()
         let date = Date(timeIntervalSince1970: 1_700_000_000.25)
@@ -90,7 +90,7 @@ import Testing
 extension RealmBasicsTests {
     /// Iteration reuses an object only when nothing kept the previous one.
     @Test func iterationNeverChangesObjectsTheCallerKept() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "iterate-\(UUID())", objectTypes: [TestDog.self]))
+        let realm = try await inMemoryRealm("iterate", objectTypes: [TestDog.self])
         try await realm.write { realm in
             for id in 0..<600 { try realm.create(TestDog.self, value: ["id": id, "name": "dog\(id)", "age": id % 7]) }
         }
@@ -110,7 +110,7 @@ extension RealmBasicsTests {
 
 extension RealmBasicsTests {
     @Test func sumOfProperty() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "sum-\(UUID())", objectTypes: [TestDog.self]))
+        let realm = try await inMemoryRealm("sum", objectTypes: [TestDog.self])
         try await realm.write { realm in
             for id in 0..<1000 { try realm.create(TestDog.self, value: ["id": id, "age": id % 10, "weight": 0.5]) }
         }

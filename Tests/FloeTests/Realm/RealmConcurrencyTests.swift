@@ -5,7 +5,7 @@ import Testing
 @Suite struct RealmConcurrencyTests {
     @Test func twoRealmsOnOneFileShareCommitsAndTakeTurns() async throws {
         let directory = TemporaryDirectory()
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [TestDog.self])
+        let configuration = Realm.Configuration(fileURL: directory.url(), objectTypes: [TestDog.self])
         let first = try await Realm(configuration: configuration)
         let second = try await Realm(configuration: configuration)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func frozenObjectsAreSharedAcrossTasksAndNeverChange() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "frozen-\(UUID())", objectTypes: [TestDog.self]))
+        let realm = try await inMemoryRealm("frozen", objectTypes: [TestDog.self])
         try await realm.write { realm in
             for id in 0..<20 { try realm.create(TestDog.self, value: ["id": id, "name": "dog\(id)", "age": id]) }
         }
@@ -55,8 +55,8 @@ import Testing
 
     /// The seeds' "copy an object to another realm": pass a frozen object to `create`.
     @Test func copyingObjectsBetweenRealms() async throws {
-        let source = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "source-\(UUID())", objectTypes: [TestDog.self]))
-        let target = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "target-\(UUID())", objectTypes: [TestDog.self]))
+        let source = try await inMemoryRealm("source", objectTypes: [TestDog.self])
+        let target = try await inMemoryRealm("target", objectTypes: [TestDog.self])
         try await source.asyncWrite { realm in try realm.create(TestDog.self, value: ["id": 1, "name": "Traveller", "age": 4, "color": DogColor.white]) }
         let frozen = try await source.read { realm in try realm.objects(TestDog.self).freeze() }
         try await target.write { realm in
@@ -85,7 +85,7 @@ import Testing
 
     @Test func readOnlyRealmsRefuseWrites() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [TestDog.self]))
             try await realm.asyncWrite { realm in try realm.create(TestDog.self, value: ["id": 1]) }
@@ -105,7 +105,7 @@ import Testing
         #expect(configuration.fileURL == nil && configuration.inMemoryIdentifier == nil)
         configuration.inMemoryIdentifier = "x"
         #expect(configuration.fileURL == nil)
-        configuration.fileURL = URL(fileURLWithPath: directory.file("default.floe"))
+        configuration.fileURL = directory.url("default.floe")
         #expect(configuration.inMemoryIdentifier == nil)
         let realm = try await Realm.open(configuration: configuration)
         try await realm.asyncWrite { realm in try realm.create(TestDog.self, value: ["id": 1]) }

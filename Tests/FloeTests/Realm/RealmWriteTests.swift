@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct RealmWriteTests {
     func memoryRealm(_ types: [ObjectBase.Type] = [TestDog.self, Person.self]) async throws -> Realm {
-        try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "write-\(UUID())", objectTypes: types))
+        try await inMemoryRealm("write", objectTypes: types)
     }
 
     @Test func updatePolicies() async throws {

@@ -9,7 +9,7 @@ import Testing
 @Suite struct MigrationWithoutObjectTypesTests {
     /// A file written by version 0 of the app: one Person, whose `lastName` version 1 renames.
     private static func makeVersion0File(_ directory: TemporaryDirectory) async throws -> URL {
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Person.self]))
         try await realm.write { realm in
             _ = try realm.create(Person.self, value: ["id": 1, "firstName": "Ada", "lastName": "Lovelace", "age": 36])
@@ -124,7 +124,7 @@ import Testing
 
     @Test func withNothingToMigrateAVersionIsStoredWithoutObjectTypes() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         let runs = BlockRuns()
         // A new file takes the version as it is; a new file has nothing to migrate.
         do {
@@ -140,7 +140,7 @@ import Testing
         #expect(runs.all.isEmpty)
         // A file that stores no class yet, opened with a raised version and no block: nothing
         // to migrate and nothing to run.
-        let empty = URL(fileURLWithPath: directory.file("empty.floe"))
+        let empty = directory.url("empty.floe")
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: empty, schemaVersion: 1))
             #expect(try await realm.read { realm in try realm.freeze() }.snapshot.schemaVersion == 1)

@@ -15,14 +15,14 @@ import Testing
     }
 
     @Test func theSchemaListsTheRealmsClasses() async throws {
-        let named = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "schema-\(UUID())", objectTypes: [Shelf.self, Book.self]))
+        let named = try await inMemoryRealm("schema", objectTypes: [Shelf.self, Book.self])
         let schema = await named.schema
         #expect(schema.objectSchema.map(\.className) == ["Book", "Shelf"])
         #expect(schema["Shelf"]?.primaryKeyProperty?.name == "id")
         #expect(schema["Book"]?["shelf"]?.objectClassName == "Shelf")
         #expect(schema["Nope"] == nil)
         // Without objectTypes: the classes the file stores.
-        let open = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "schema-\(UUID())"))
+        let open = try await inMemoryRealm("schema")
         #expect(await open.schema.objectSchema.isEmpty)
         try await open.asyncWrite { realm in try realm.create(Shelf.self, value: ["id": 1]) }
         #expect(await open.schema.objectSchema.map(\.className) == ["Shelf"])
@@ -30,7 +30,7 @@ import Testing
 
     @Test func deleteFilesRemovesAFileNoRealmHasOpen() async throws {
         let directory = TemporaryDirectory()
-        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: directory.file()), objectTypes: [Shelf.self, Book.self])
+        let configuration = Realm.Configuration(fileURL: directory.url(), objectTypes: [Shelf.self, Book.self])
         #expect(try Realm.deleteFiles(for: configuration) == false)   // nothing there yet
         do {
             let realm = try await Realm(configuration: configuration)

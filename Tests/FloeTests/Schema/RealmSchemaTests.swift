@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func anInvalidClassDoesNotBreakRealmsThatNeverUseIt() async throws {
-        let realm = try await Realm(configuration: Realm.Configuration(inMemoryIdentifier: "unrelated-\(UUID())"))
+        let realm = try await inMemoryRealm("unrelated")
         try await realm.asyncWrite { realm in try realm.create(Person.self, value: ["id": 1]) }
         await #expect(throws: FloeError.self) {
             try await realm.asyncWrite { realm in try realm.create(TwoPrimaryKeys.self, value: [:]) }
@@ -44,7 +44,7 @@ import Testing
 
     @Test func objectTypesRestrictTheSchemaAndMismatchesListEveryDifference() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Person.self]))
             try await realm.asyncWrite { realm in try realm.create(Person.self, value: ["id": 1, "firstName": "Ada", "lastName": "L", "age": 36]) }
@@ -72,7 +72,7 @@ import Testing
 
     @Test func migrationRenamesEnumeratesCreatesAndDeletes() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Person.self, TestDog.self]))
             try await realm.write { realm in
@@ -106,7 +106,7 @@ import Testing
 
     @Test func renamePropertyMovesValues() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Person.self]))
             try await realm.asyncWrite { realm in try realm.create(Person.self, value: ["id": 1, "firstName": "Ada", "lastName": "Lovelace"]) }
@@ -121,7 +121,7 @@ import Testing
 
     @Test func deleteRealmIfMigrationNeeded() async throws {
         let directory = TemporaryDirectory()
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Person.self]))
             try await realm.asyncWrite { realm in try realm.create(Person.self, value: ["id": 1]) }

@@ -30,7 +30,7 @@ import Testing
     /// waited for needed one.)
     static func makeFixture() async -> [UInt8] {
         let directory = TemporaryDirectory("damage-read")
-        let url = URL(fileURLWithPath: directory.file())
+        let url = directory.url()
         do {
             let realm = try await Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [Kennel.self], durability: .none))
             for commit in 0..<commits {
@@ -67,7 +67,7 @@ import Testing
             } else {
                 for index in offset..<min(offset + 16, bytes.count) { damaged[index] = UInt8.random(in: 0...255, using: &random) }
             }
-            let url = URL(fileURLWithPath: directory.file("trial-\(trial).floe"))
+            let url = directory.url("trial-\(trial).floe")
             try Data(damaged).write(to: url)
             let outcome = try await Self.readEverything(at: url, readOnly: trial % 4 < 2, frozenFirst: trial % 3 == 0,
                                                         context: "trial \(trial), offset \(offset)")

@@ -94,7 +94,7 @@ import Testing
         // Damage inside the newest commit's nodes: the file still opens, but that version is lost.
         let start = Int(fixture.chunkStarts.last!) + ChunkHeader.size + 40
         for index in start..<start + 16 { bytes[index] ^= 0x5A }
-        try Data(bytes).write(to: URL(fileURLWithPath: directory.file("app.floe")))
+        try Data(bytes).write(to: directory.url("app.floe"))
         let run = try CommandLineToolTests.floe(["recover", "app.floe", "saved.floe"], in: directory.path)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.hasPrefix("recovered version 39 of 40 (1 newer version was damaged) into saved.floe"), "\(run.output)")
@@ -104,7 +104,7 @@ import Testing
         let again = try CommandLineToolTests.floe(["recover", "app.floe", "saved.floe"], in: directory.path)
         #expect(again.status == 1 && again.output.contains("saved.floe"), "\(again.output)")
         // Not a Floe file at all.
-        try Data("not a database".utf8).write(to: URL(fileURLWithPath: directory.file("foreign.floe")))
+        try Data("not a database".utf8).write(to: directory.url("foreign.floe"))
         let foreign = try CommandLineToolTests.floe(["recover", "foreign.floe", "out.floe"], in: directory.path)
         #expect(foreign.status == 1 && foreign.output.contains("is not a Floe file"), "\(foreign.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.floe")))
