@@ -241,11 +241,6 @@ extension MaintenanceTests {
 /// A realm released while a frozen snapshot of it lives: the path opens again (the lock goes
 /// with the store), and the snapshot keeps reading its version.
 @Suite struct ReopenWhileSnapshotsLiveTests {
-    final class Note: Object {
-        @Persisted(primaryKey: true) var id = 0
-        @Persisted var text = ""
-    }
-
     @Test func reopeningAfterTheRealmIsReleasedWorksWhileSnapshotsLive() async throws {
         let directory = TemporaryDirectory()
         let url = directory.url()

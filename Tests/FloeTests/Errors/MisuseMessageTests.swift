@@ -6,11 +6,6 @@ import Testing
 /// message names the class, property and value — never a default value, never a silent nil,
 /// never an address or an engine word — and the failed write leaves the realm as it was.
 @Suite struct MisuseMessageTests {
-    final class Keeper: Object {
-        @Persisted(primaryKey: true) var id = 0
-        @Persisted var name = ""
-    }
-
     final class Hound: Object {
         @Persisted(primaryKey: true) var id = 0
         @Persisted var name = ""

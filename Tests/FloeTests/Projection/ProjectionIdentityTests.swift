@@ -15,10 +15,7 @@ enum Identified {
         @Persisted var clubs = MutableSet<Club>()
     }
 
-    class Address: EmbeddedObject {
-        @Persisted var city = ""
-        @Persisted var country = ""
-    }
+    typealias Address = FloeTests.Address
 
     class Club: Object {
         @Persisted var name = ""

@@ -13,10 +13,7 @@ enum Observed {
         var ignoredNickname = ""
     }
 
-    class Address: EmbeddedObject {
-        @Persisted var city = ""
-        @Persisted var country = ""
-    }
+    typealias Address = FloeTests.Address
 
     class Dog: Object {
         @Persisted(primaryKey: true) var id = 0

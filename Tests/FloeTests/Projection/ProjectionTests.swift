@@ -11,10 +11,7 @@ enum Projections {
         @Persisted var friends = List<Person>()
     }
 
-    class Address: EmbeddedObject {
-        @Persisted var city: String = ""
-        @Persisted var country = ""
-    }
+    typealias Address = FloeTests.Address
 
     class PersonProjection: Projection<Person> {
         @Projected(\Person.firstName) var firstName // Passthrough from original object

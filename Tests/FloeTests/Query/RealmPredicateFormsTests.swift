@@ -43,11 +43,6 @@ import Testing
 }
 
 extension RealmPredicateFormsTests {
-    final class Keeper: Object {
-        @Persisted(primaryKey: true) var id = 0
-        @Persisted var name = ""
-    }
-
     final class Pet: Object {
         @Persisted(primaryKey: true) var id = 0
         @Persisted var owner: Keeper?

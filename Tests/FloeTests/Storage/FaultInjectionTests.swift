@@ -9,11 +9,6 @@ import Testing
 ///
 /// Serialized: one fault plan at a time for this suite's paths (those containing "faults-").
 @Suite(.serialized) struct FaultInjectionTests {
-    final class Note: Object {
-        @Persisted(primaryKey: true) var id = 0
-        @Persisted var text = ""
-    }
-
     /// The scenario's steps after opening: each writes three notes.
     enum Step: CaseIterable {
         case awaitedWrite, secondAwaitedWrite, compaction, writeInsideTheActor, thirdAwaitedWrite
@@ -164,7 +159,7 @@ import Testing
 extension Realm {
     fileprivate func addNotes(_ ids: [Int]) throws {
         try write {
-            for id in ids { try create(FaultInjectionTests.Note.self, value: ["id": id, "text": "note \(id)"]) }
+            for id in ids { try create(Note.self, value: ["id": id, "text": "note \(id)"]) }
         }
     }
 }

@@ -145,3 +145,21 @@ final class ValueHolder: Object {
     @Persisted var mixedMap: Map<String, AnyRealmValue>
     @Persisted var link: ValueHolder?
 }
+
+/// An embedded address, a city and a country (the projections' person lives at one).
+final class Address: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var country = ""
+}
+
+/// An object with a key and a name, the target of a link.
+final class Keeper: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+}
+
+/// An object with a key and a text, written by tests that reopen, fault or compact files.
+final class Note: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var text = ""
+}
