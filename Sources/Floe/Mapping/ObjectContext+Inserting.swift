@@ -15,7 +15,7 @@ extension ObjectContext {
         if let binding = try tableBinding(for: type(of: object)) {
             // The typed row path: an object of a class with only plain scalar properties, whose
             // key is above every key of its table, goes straight into the table's last leaf.
-            if !session.isCopyingObjects, let transaction, let plan = session.insertPlan(for: binding, in: transaction), let key = plan.append(object) {
+            if !session.isCopyingObjects, let plan = insertPlan(for: binding), let key = plan.append(object) {
                 plan.attach(object, key: key, source: self)
                 return
             }
@@ -32,6 +32,14 @@ extension ObjectContext {
             break
         }
         _ = try insert(object, update: update)
+    }
+
+    /// The typed insert plan of `binding`'s class in the open write, made on first use; nil
+    /// when the class cannot take the typed path or no write is open.
+    private func insertPlan(for binding: TableBinding) -> TypedInsertPlan? {
+        if let known = session.knownInsertPlan(for: binding) { return known }
+        guard let transaction else { return nil }
+        return session.makeInsertPlan(for: binding, in: transaction)
     }
 
     /// Stores an unmanaged object (top-level or embedded), and the unmanaged objects it
@@ -184,12 +192,10 @@ extension ObjectContext {
 /// A class's typed insert plan (or nil: the class takes the general path) for one write.
 final class InsertPlanEntry {
     let binding: TableBinding
-    let transaction: WriteTransaction
     let plan: TypedInsertPlan?
 
-    init(binding: TableBinding, transaction: WriteTransaction, plan: TypedInsertPlan?) {
+    init(binding: TableBinding, plan: TypedInsertPlan?) {
         self.binding = binding
-        self.transaction = transaction
         self.plan = plan
     }
 }

@@ -56,19 +56,23 @@ struct WriteSession {
 
     // MARK: Insert plans
 
-    /// The typed insert plan of `binding`'s class in `transaction`, made on first use; nil
-    /// when the class cannot take the typed path (see ``TypedInsertPlan/init(binding:transaction:)``).
-    mutating func insertPlan(for binding: TableBinding, in transaction: WriteTransaction) -> TypedInsertPlan? {
+    /// The typed insert plan already made in this write for `binding`'s class: `.some(nil)`
+    /// when the class cannot take the typed path, nil when none was made yet. (A session lives
+    /// for one write, so a plan found here was made for the open transaction.)
+    func knownInsertPlan(for binding: TableBinding) -> TypedInsertPlan?? {
         // Compared in place: copying the entry out would retain each of its references.
-        if lastInsertPlan != nil, lastInsertPlan!.binding === binding, lastInsertPlan!.transaction === transaction { return lastInsertPlan!.plan }
-        let plan: TypedInsertPlan?
-        if let known = insertPlans[ObjectIdentifier(binding)], known.binding === binding, known.transaction === transaction {
-            plan = known.plan
-        } else {
-            plan = TypedInsertPlan(binding: binding, transaction: transaction)
-            insertPlans[ObjectIdentifier(binding)] = InsertPlanEntry(binding: binding, transaction: transaction, plan: plan)
-        }
-        lastInsertPlan = InsertPlanEntry(binding: binding, transaction: transaction, plan: plan)
+        if lastInsertPlan != nil, lastInsertPlan!.binding === binding { return .some(lastInsertPlan!.plan) }
+        if let known = insertPlans[ObjectIdentifier(binding)], known.binding === binding { return .some(known.plan) }
+        return nil
+    }
+
+    /// Makes (and keeps) the typed insert plan of `binding`'s class in `transaction`; nil when
+    /// the class cannot take the typed path (see ``TypedInsertPlan/init(binding:transaction:)``).
+    mutating func makeInsertPlan(for binding: TableBinding, in transaction: WriteTransaction) -> TypedInsertPlan? {
+        let plan = TypedInsertPlan(binding: binding, transaction: transaction)
+        let entry = InsertPlanEntry(binding: binding, plan: plan)
+        insertPlans[ObjectIdentifier(binding)] = entry
+        lastInsertPlan = entry
         return plan
     }
 
