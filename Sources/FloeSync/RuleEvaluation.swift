@@ -1,9 +1,11 @@
 import Foundation
+import Floe
 
 // Evaluation of a rule over one object's values and the token's claims. Comparisons follow
 // Floe's query semantics: a comparison against a list property holds when any element
-// satisfies it; nil equals only nil and has no order; numbers compare across int, double
-// and date; a link compares as its target's key; a uuid or an object id compares with a
+// satisfies it; nil equals only nil and has no order; numbers compare exactly across int,
+// double, date and decimal (an int above 2^53 is not rounded to a double, a decimal is not
+// rounded to one either; a double meets a decimal as the shortest decimal that prints it); a link compares as its target's key; a uuid or an object id compares with a
 // string claim by its text (claims arrive as JSON, where both are strings). A claim the token
 // does not carry makes its comparison false, whatever the operator: a missing claim grants
 // nothing, not even against a nil property (`teamId IN $jwt.teams` holds for no object when
@@ -108,10 +110,7 @@ struct RuleComparison {
     /// The order of two values of comparable kinds; nil when they do not compare.
     func order(_ left: SyncValue, _ right: SyncValue) -> ComparisonResult? {
         let left = Self.scalar(left), right = Self.scalar(right)
-        if let a = Self.number(left), let b = Self.number(right) {
-            if a.isNaN || b.isNaN { return nil }
-            return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
-        }
+        if let a = RuleNumber(left), let b = RuleNumber(right) { return RuleNumber.order(a, b) }
         if case .bool(let a) = left, case .bool(let b) = right {
             return a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
         }
@@ -138,15 +137,6 @@ struct RuleComparison {
         return value
     }
 
-    private static func number(_ value: SyncValue) -> Double? {
-        switch value {
-        case .int(let int): Double(int)
-        case .double(let double), .date(let double): double
-        case .decimal(let text): Double(text)
-        default: nil
-        }
-    }
-
     private static func text(_ value: SyncValue) -> String? {
         switch value {
         case .string(let text), .objectId(let text): text
@@ -160,6 +150,79 @@ struct RuleComparison {
         switch value {
         case .uuid, .objectId: true
         default: false
+        }
+    }
+}
+
+/// A number as a rule compares it: exactly, whatever its kind. Rounding both sides to `Double`
+/// would let `ownerId == $jwt.uid` hold for two different 64-bit ids that round alike (any two
+/// neighbours above 2^53), which is a way into another user's objects.
+enum RuleNumber {
+    case int(Int64)
+    /// A double, or a date as seconds since 1970.
+    case double(Double)
+    case decimal(Decimal128)
+
+    init?(_ value: SyncValue) {
+        switch value {
+        case .int(let int): self = .int(int)
+        case .double(let double), .date(let double): self = .double(double)
+        case .decimal(let text):
+            guard let decimal = try? Decimal128(string: text) else { return nil }
+            self = .decimal(decimal)
+        default: return nil
+        }
+    }
+
+    /// The order of two numbers; nil when either is NaN.
+    static func order(_ left: RuleNumber, _ right: RuleNumber) -> ComparisonResult? {
+        switch (left, right) {
+        case (.int(let a), .int(let b)): return ordered(a, b)
+        case (.double(let a), .double(let b)):
+            if a.isNaN || b.isNaN { return nil }
+            return ordered(a, b)
+        case (.int(let a), .double(let b)): return order(a, b)
+        case (.double(let a), .int(let b)): return order(b, a).map(reversed)
+        case (.decimal(let a), _): return order(a, right.decimal)
+        case (_, .decimal(let b)): return order(left.decimal, b)
+        }
+    }
+
+    /// The number as a decimal: an int exactly, a double as the shortest decimal that prints it.
+    private var decimal: Decimal128 {
+        switch self {
+        case .int(let int): Decimal128(Int(int))
+        case .double(let double): Decimal128(double)
+        case .decimal(let decimal): decimal
+        }
+    }
+
+    private static func order(_ a: Decimal128, _ b: Decimal128) -> ComparisonResult? {
+        if a.isNaN || b.isNaN { return nil }
+        return a < b ? .orderedAscending : b < a ? .orderedDescending : .orderedSame
+    }
+
+    /// An int against a double, exactly: the double's integral part is compared first (as an
+    /// integer, when it is one Int64 can hold), then its fraction.
+    private static func order(_ int: Int64, _ double: Double) -> ComparisonResult? {
+        if double.isNaN { return nil }
+        if double >= 0x1p63 { return .orderedAscending }
+        if double < -0x1p63 { return .orderedDescending }
+        let integral = double.rounded(.towardZero)
+        if let result = ordered(int, Int64(integral)), result != .orderedSame { return result }
+        let fraction = double - integral
+        return fraction > 0 ? .orderedAscending : fraction < 0 ? .orderedDescending : .orderedSame
+    }
+
+    private static func ordered<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult? {
+        a < b ? .orderedAscending : b < a ? .orderedDescending : .orderedSame
+    }
+
+    private static func reversed(_ result: ComparisonResult) -> ComparisonResult {
+        switch result {
+        case .orderedAscending: .orderedDescending
+        case .orderedDescending: .orderedAscending
+        case .orderedSame: .orderedSame
         }
     }
 }
