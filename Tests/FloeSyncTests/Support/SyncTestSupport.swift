@@ -80,14 +80,21 @@ func syncedObjects(of realm: Realm) async throws -> [SyncObjectID: [String: Sync
     }
 }
 
-/// Polls `condition` until it holds or `seconds` pass. (30 s: alone, a client catches up in
-/// milliseconds, but under the full suite its durable writes share two cores and one disk with
-/// the crash tests' child processes, and a 10 s window was once overrun.)
+/// Polls `condition` until it holds or `seconds` of polling pass. Only the time the process
+/// could run counts: a poll that wakes late (every thread of the process was busy with the
+/// suite's other tests, as happens for minutes under the full suite on two cores) counts as the
+/// 10 ms it meant to sleep, plus a little. A client starved of threads is not a client that
+/// hangs, and the client's tasks wait in the same queue as this one.
 func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
+    let clock = ContinuousClock()
+    let budget = Duration.seconds(seconds)
+    let interval = Duration.milliseconds(10)
+    var spent = Duration.zero
+    while spent < budget {
         if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
+        let asleep = clock.now
+        try? await Task.sleep(for: interval)
+        spent += min(clock.now - asleep, interval * 5)
     }
     return try await condition()
 }

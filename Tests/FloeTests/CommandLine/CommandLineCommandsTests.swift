@@ -4,7 +4,7 @@ import Testing
 
 /// The `floe` commands a user reaches for around a file — schema, stats, dump --jsonl, query,
 /// copy, import, watch and --help — run as a user runs them: the built binary, in a directory.
-@Suite struct CommandLineCommandsTests {
+@Suite(.ownThread) struct CommandLineCommandsTests {
     struct Run {
         let status: Int32
         let stdout: String

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The `floe` tool as a user runs it: the README's `floe demo`, then inspect, dump, verify and compact.
-@Suite struct CommandLineToolTests {
+@Suite(.ownThread) struct CommandLineToolTests {
     struct Run {
         let status: Int32
         let output: String

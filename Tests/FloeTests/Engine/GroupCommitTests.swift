@@ -5,7 +5,7 @@ import Testing
 
 /// Awaited writes queued together share one `fdatasync`, and a write is acknowledged only
 /// once its group's sync returned.
-@Suite struct GroupCommitTests {
+@Suite(.ownThread) struct GroupCommitTests {
     final class Entry: Object {
         @Persisted(primaryKey: true) var id = 0
         @Persisted var writer = 0

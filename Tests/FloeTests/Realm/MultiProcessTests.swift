@@ -6,7 +6,7 @@ import Testing
 /// One process writes a file while another reads it: the reader opens read-only (no lock to
 /// wait for), sees a committed version whole, follows new commits with `refresh()`, and
 /// follows the file to its compacted copy. Writers stay exclusive.
-@Suite struct MultiProcessTests {
+@Suite(.ownThread) struct MultiProcessTests {
     @Test func aReaderInAnotherProcessFollowsTheWriter() throws {
         let directory = TemporaryDirectory("multiprocess")
         let path = directory.file()

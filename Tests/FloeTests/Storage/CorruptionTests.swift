@@ -10,7 +10,7 @@ import Testing
 /// some version V whose every read either throws a `FloeError` or returns exactly the content
 /// of version V. (The engine recovers to an earlier version when the newest commit is damaged.)
 /// The trials are seeded, so a failure names a reproducible damage.
-@Suite struct CorruptionTests {
+@Suite(.ownThread) struct CorruptionTests {
     // MARK: Random damage
 
     @Test func flippedBits() throws {

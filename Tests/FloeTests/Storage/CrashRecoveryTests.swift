@@ -14,7 +14,7 @@ import Testing
 /// Lanes run in parallel. Two keep one file for all their kills, so that recovery follows
 /// recovery; two start fresh files regularly. Verification alternates between read-only
 /// opens (which must leave a torn tail in place for the next writer to cut) and read-write opens.
-@Suite struct CrashRecoveryTests {
+@Suite(.ownThread) struct CrashRecoveryTests {
     struct Lane: Sendable, CustomTestStringConvertible {
         let number: Int
         let kills: Int
