@@ -126,7 +126,7 @@ public actor SyncClient {
         }
         clientID = id
         acknowledgedLocalVersion = UInt64(acknowledged)
-        settledLocalVersion = acknowledgedLocalVersion
+        settledLocalVersion = history.oldestVersion == nil ? acknowledgedLocalVersion : max(settledLocalVersion, acknowledgedLocalVersion)
         serverVersion = UInt64(server)
         stopped = false
         runner = Task { await self.run() }
@@ -298,7 +298,9 @@ public actor SyncClient {
     // MARK: Upload
 
     private func upload(_ connection: any SyncConnection) async throws {
-        let start = acknowledgedLocalVersion
+        // In memory, the pin lets go of settled versions: every version up to the settled one
+        // is acknowledged or holds nothing to upload, so the feed starts there.
+        let start = history.oldestVersion == nil ? acknowledgedLocalVersion : max(acknowledgedLocalVersion, settledLocalVersion)
         let feed: ChangeFeed
         do {
             feed = try realm.changeFeed(since: start, pinnedBy: history)
@@ -384,6 +386,8 @@ public actor SyncClient {
 
     private func settle(_ version: UInt64) {
         settledLocalVersion = max(settledLocalVersion, version)
+        // In memory, the pin lets go of what no later session reads again.
+        history.release(before: settledLocalVersion)
         progressed()
     }
 
@@ -392,7 +396,6 @@ public actor SyncClient {
             realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0)?.acknowledgedLocalVersion = Int(version)
         }
         acknowledgedLocalVersion = max(acknowledgedLocalVersion, version)
-        history.release(before: acknowledgedLocalVersion)
         lastError = nil
         settle(version)
     }

@@ -51,6 +51,24 @@ import FloeSync
         // Each transaction went once, in order.
         let versions = await server.appliedLocalVersions[memoryClient.clientID] ?? []
         #expect(versions.count == 5 && versions == versions.sorted())
+
+        // Downloads only (the pin lets go of what holds nothing to upload), then a restart of
+        // the same client: it resumes from what its pin still holds.
+        for id in 6...8 {
+            try await file.write { realm in _ = try realm.create(Todo.self, value: ["id": id, "title": "f\(id)"]) }
+        }
+        await fileClient.waitUntilSynchronized()
+        #expect(await eventually { await caughtUp(memoryClient, server) })
+        await memoryClient.waitUntilSynchronized()
+        await memoryClient.stop()
+        try await memory.write { realm in _ = try realm.create(Todo.self, value: ["id": 9, "title": "after restart"]) }
+        try await memoryClient.start()
+        await memoryClient.waitUntilSynchronized()
+        #expect(await memoryClient.lastError == nil)
+        #expect(await server.objects[SyncObjectID(className: "Todo", key: .int(9))]?["title"] == .string("after restart"))
+        #expect(await eventually { await caughtUp(fileClient, server) })
+        #expect(try await syncedObjects(of: memory) == server.objects)
+        #expect(try await syncedObjects(of: file) == server.objects)
         await memoryClient.stop()
         await fileClient.stop()
     }
