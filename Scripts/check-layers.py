@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a file in a lower folder of Sources/Floe names a type declared in a higher one.
+"""Fails when a file in a lower folder of Sources/Floe names a type declared in a higher one,
+or when Sources/FloeSync imports SPI other than the realm's `@_spi(Sync)`.
 
 The folders, lowest first, are the layers of Docs/Architecture.md. Only top-level
 declarations count as a layer's types (nested names such as `Iterator` are everyone's).
@@ -84,11 +85,28 @@ def main():
             if SOURCE_CAST.search(line) and not path.endswith(SOURCE_CAST_HOME):
                 print(f"{path}:{number}: casts a source to its implementation; ask `liveContext` or `frozenVersion` ({SOURCE_CAST_HOME})")
                 violations += 1
+    violations += check_sync_client(os.path.join(os.path.dirname(root.rstrip("/")) or ".", "FloeSync"))
     if violations:
-        print(f"check-layers: {violations} upward references or casts")
+        print(f"check-layers: {violations} violations")
         return 1
     print(f"check-layers: {len(files)} files, no upward references")
     return 0
+
+
+def check_sync_client(root):
+    """The sync client works through the realm's sync SPI alone: it imports no engine SPI."""
+    violations = 0
+    if not os.path.isdir(root):
+        return 0
+    for name in sorted(os.listdir(root)):
+        if not name.endswith(".swift"):
+            continue
+        with open(os.path.join(root, name), encoding="utf-8") as handle:
+            for number, line in enumerate(strip(handle.read()), 1):
+                if re.search(r"@_spi\((?!Sync\))", line):
+                    print(f"{os.path.join(root, name)}:{number}: FloeSync imports SPI other than the realm's Sync SPI")
+                    violations += 1
+    return violations
 
 
 if __name__ == "__main__":

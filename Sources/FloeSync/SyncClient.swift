@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Floe
+@_spi(Sync) import Floe
 
 /// Keeps a realm in sync with a server, both ways: it uploads the realm's changes to the
 /// synced classes (read from the change feed after the last version the server acknowledged,
@@ -7,6 +7,11 @@ import Foundation
 /// each. Its cursors live in the realm's file (``FloeSyncState``), so a client that restarts —
 /// or was offline for a week — resumes where it was; changes made offline wait in the file's
 /// history, which compaction keeps from the acknowledged version on.
+///
+/// The client works through the realm alone (its one store, whether a file or in memory): it
+/// opens nothing itself. An in-memory realm syncs too: it uploads what is committed after its
+/// client was made (the client's ``HistoryPin`` keeps those versions in memory until the
+/// server acknowledges them), and downloads as a file does.
 ///
 /// ```swift
 /// let client = try SyncClient(realm: realm, types: [Todo.self], transport: WebSocketSyncTransport(url: server))
@@ -45,7 +50,8 @@ public actor SyncClient {
     let transport: any SyncTransport
     let types: SyncedTypes
     let options: Options
-    let store: Store
+    /// Keeps the versions not yet acknowledged readable (in memory; a file keeps them itself).
+    let history: HistoryPin
     private var runner: Task<Void, Never>?
     private var stopped = false
 
@@ -80,12 +86,9 @@ public actor SyncClient {
 
     /// A client for `realm` that syncs the classes `types` through `transport`.
     ///
-    /// - Throws: ``SyncError/noPrimaryKey(className:)`` for a class without a primary key, and
-    ///   ``SyncError/historyUnavailable(version:detail:)`` for an in-memory realm.
+    /// - Throws: ``SyncError/noPrimaryKey(className:)`` for a class without a primary key;
+    ///   ``FloeError/closed(path:)`` when the realm's store is closed.
     public init(realm: Realm, types: [Object.Type], transport: any SyncTransport, options: Options = Options()) throws {
-        guard let url = syncedFileURL(realm) else {
-            throw SyncError.historyUnavailable(version: 0, detail: "an in-memory realm has no history to sync from; give it a file")
-        }
         var byName: [String: Object.Type] = [:]
         var keys: [String: String] = [:]
         var names: [String: [String: String]] = [:]
@@ -104,23 +107,26 @@ public actor SyncClient {
         self.transport = transport
         self.types = SyncedTypes(byName: byName, primaryKeys: keys, propertyNames: names)
         self.options = options
-        self.store = try Store.open(path: url.path)
+        self.history = try realm.pinHistory()
     }
 
     /// Loads (or makes) the client's state and starts syncing in the background. Safe to call
     /// while offline: the client keeps retrying, and the realm works on without it.
     public func start() async throws {
         guard runner == nil else { return }
+        // In memory, nothing before the pin was kept: the upload starts there.
+        let kept = history.oldestVersion.map(Int.init) ?? 0
         let (id, acknowledged, server) = try await realm.write { realm -> (String, Int, Int) in
             if let state = realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0) {
+                if state.acknowledgedLocalVersion < kept { state.acknowledgedLocalVersion = kept }
                 return (state.clientID, state.acknowledgedLocalVersion, state.serverVersion)
             }
-            let state = try realm.create(FloeSyncState.self, value: ["id": 0, "clientID": UUID().uuidString])
-            return (state.clientID, 0, 0)
+            let state = try realm.create(FloeSyncState.self, value: ["id": 0, "clientID": UUID().uuidString, "acknowledgedLocalVersion": kept])
+            return (state.clientID, kept, 0)
         }
         clientID = id
         acknowledgedLocalVersion = UInt64(acknowledged)
-        settledLocalVersion = acknowledgedLocalVersion
+        settledLocalVersion = history.oldestVersion == nil ? acknowledgedLocalVersion : max(settledLocalVersion, acknowledgedLocalVersion)
         serverVersion = UInt64(server)
         stopped = false
         runner = Task { await self.run() }
@@ -139,7 +145,7 @@ public actor SyncClient {
     /// Waits until every synced change committed up to the realm's current version is
     /// acknowledged by the server and the realm holds every server version the client knows of.
     public func waitUntilSynchronized() async {
-        let target = store.currentVersion
+        let target = realm.committedVersion
         while !(settledLocalVersion >= target || acknowledgedLocalVersion >= target) || serverVersion < knownServerVersion || !isConnected {
             if Task.isCancelled || stopped { return }
             await withCheckedContinuation { progressWaiters.append($0) }
@@ -275,9 +281,14 @@ public actor SyncClient {
             throw SyncError.connection(detail: "the server sent versions after \(from), but the realm holds \(serverVersion)")
         }
         let applier = ServerChangeApplier(types: types)
-        try await realm.write { realm in
-            try applier.apply(changes, in: realm)
-            realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0)?.serverVersion = Int(to)
+        // One write: when any change fails, nothing of the message is kept (nor the new server version).
+        do {
+            try await realm.write { realm in
+                try applier.apply(changes, in: realm)
+                realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0)?.serverVersion = Int(to)
+            }
+        } catch {
+            throw SyncError.applyFailed(fromVersion: from, toVersion: to, detail: "\(error)")
         }
         serverVersion = to
         knownServerVersion = max(knownServerVersion, to)
@@ -287,10 +298,12 @@ public actor SyncClient {
     // MARK: Upload
 
     private func upload(_ connection: any SyncConnection) async throws {
-        let start = acknowledgedLocalVersion
+        // In memory, the pin lets go of settled versions: every version up to the settled one
+        // is acknowledged or holds nothing to upload, so the feed starts there.
+        let start = history.oldestVersion == nil ? acknowledgedLocalVersion : max(acknowledgedLocalVersion, settledLocalVersion)
         let feed: ChangeFeed
         do {
-            feed = try realm.changeFeed(since: start)
+            feed = try realm.changeFeed(since: start, pinnedBy: history)
         } catch FloeError.versionUnavailable(_, _, let oldest, _) {
             throw SyncError.historyUnavailable(version: start, detail: "the file's history starts at version \(oldest)")
         }
@@ -306,7 +319,7 @@ public actor SyncClient {
                     transactions.append(uploaded)
                     count += uploaded.changes.count
                 }
-            } while count < options.batchSize && store.currentVersion > through && !(isolating && !transactions.isEmpty)
+            } while count < options.batchSize && realm.committedVersion > through && !(isolating && !transactions.isEmpty)
             if transactions.isEmpty {
                 // Nothing to send: only the client's own writes (server changes, cursors).
                 if acknowledgementWaiter == nil { settle(through) }
@@ -373,6 +386,8 @@ public actor SyncClient {
 
     private func settle(_ version: UInt64) {
         settledLocalVersion = max(settledLocalVersion, version)
+        // In memory, the pin lets go of what no later session reads again.
+        history.release(before: settledLocalVersion)
         progressed()
     }
 

@@ -43,6 +43,10 @@ public enum SyncError: Error, Sendable, Hashable, Codable, CustomStringConvertib
     case limitExceeded(limit: String, value: String)
     /// A message could not be read as the protocol's; the server closed the connection.
     case malformedMessage(detail: String)
+    /// The client could not apply the server's changes from `fromVersion` to `toVersion` (a
+    /// value the realm's schema refuses, say): nothing of them was written, and the realm still
+    /// holds server version `fromVersion`; the client asks for them again when it reconnects.
+    case applyFailed(fromVersion: UInt64, toVersion: UInt64, detail: String)
 
     public var description: String {
         switch self {
@@ -76,6 +80,8 @@ public enum SyncError: Error, Sendable, Hashable, Codable, CustomStringConvertib
             "the message passed the server's limit on \(limit): \(value)"
         case .malformedMessage(let detail):
             "the server could not read a message: \(detail)"
+        case .applyFailed(let from, let to, let detail):
+            "the server's changes from version \(from) to \(to) could not be applied, and none of them was: \(detail)"
         }
     }
 

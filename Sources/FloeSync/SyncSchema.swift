@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Engine) import Floe
+@_spi(Sync) import Floe
 
 /// The synced classes and their properties, as the server checks uploads against them and
 /// creates its tables from them. Built from a realm's stored schema; `Codable`, so the server
@@ -24,36 +24,30 @@ public struct SyncSchema: Sendable, Hashable, Codable {
     /// The class named `name`.
     public subscript(name: String) -> SyncClass? { classes.first { $0.name == name } }
 
-    /// The schema of the classes named `classNames` as `realm`'s file stores them.
+    /// The schema of the classes named `classNames` as `realm` stores them (in its file, or in memory).
     ///
-    /// - Throws: ``SyncError/unknownClass(className:)`` for a name the file does not store,
+    /// - Throws: ``SyncError/unknownClass(className:)`` for a name the realm does not store,
     ///   ``SyncError/noPrimaryKey(className:)`` for a class without a primary key (embedded ones included).
     public init(realm: Realm, classNames: [String], version: UInt64) throws {
-        guard let url = syncedFileURL(realm) else {
-            throw SyncError.historyUnavailable(version: 0, detail: "an in-memory realm has no history to sync from; give it a file")
-        }
-        let store = try Store.open(path: url.path)
-        let snapshot = try store.snapshot()
+        let stored = try realm.storedClasses()
         var classes: [SyncClass] = []
         for name in classNames {
-            guard let table = try snapshot.tableIfPresent(named: name) else { throw SyncError.unknownClass(className: name) }
-            let spec = try snapshot.spec(of: table)
-            guard spec.kind == .topLevel, let key = spec.columns.first(where: \.isPrimaryKey) else { throw SyncError.noPrimaryKey(className: name) }
-            classes.append(SyncClass(name: name, primaryKey: key.name, properties: try Self.properties(of: spec, in: snapshot)))
+            guard let storedClass = stored[name] else { throw SyncError.unknownClass(className: name) }
+            guard storedClass.kind == .topLevel, let key = storedClass.primaryKey else { throw SyncError.noPrimaryKey(className: name) }
+            classes.append(SyncClass(name: name, primaryKey: key.name, properties: Self.properties(of: storedClass, in: stored)))
         }
         self.init(version: version, classes: classes)
     }
 
-    /// The properties of `spec`; a link to an embedded class is an embedded property carrying
-    /// that class's properties (embedded objects travel inside their owner).
-    private static func properties(of spec: TableSpec, in snapshot: Snapshot, depth: Int = 0) throws -> [SyncProperty] {
-        try spec.columns.map { column in
+    /// The properties of `storedClass`; a link to an embedded class is an embedded property
+    /// carrying that class's properties (embedded objects travel inside their owner).
+    private static func properties(of storedClass: StoredClass, in stored: [String: StoredClass], depth: Int = 0) -> [SyncProperty] {
+        storedClass.properties.map { column in
             var property = SyncProperty(column)
-            if column.type == .link, let target = column.linkTarget, depth < 32,
-               let table = try snapshot.tableIfPresent(named: target), case let targetSpec = try snapshot.spec(of: table),
-               targetSpec.kind == .embedded {
+            if column.type == .link, let target = column.linkTarget, depth < 32, let targetClass = stored[target],
+               targetClass.kind == .embedded {
                 property.kind = .embedded
-                property.properties = try properties(of: targetSpec, in: snapshot, depth: depth + 1)
+                property.properties = properties(of: targetClass, in: stored, depth: depth + 1)
             }
             return property
         }
@@ -140,15 +134,15 @@ public struct SyncProperty: Sendable, Hashable, Codable {
         self.properties = properties
     }
 
-    init(_ column: ColumnSpec) {
+    init(_ column: StoredProperty) {
         let kind: Kind = switch column.type {
         case .bool: .bool
         case .int: .int
         case .float: .float
         case .double: .double
         case .string: .string
-        case .binary: .data
-        case .timestamp: .date
+        case .data: .data
+        case .date: .date
         case .decimal128: .decimal
         case .objectId: .objectId
         case .uuid: .uuid
@@ -161,7 +155,7 @@ public struct SyncProperty: Sendable, Hashable, Codable {
         case .set: .set
         case .map: .map
         }
-        self.init(name: column.name, kind: kind, collection: collection, isOptional: column.isNullable, target: column.linkTarget)
+        self.init(name: column.name, kind: kind, collection: collection, isOptional: column.isOptional, target: column.linkTarget)
     }
 
     /// The type as messages name it ("int", "list of string", "link to Dog").
@@ -217,9 +211,4 @@ public struct SyncProperty: Sendable, Hashable, Codable {
         default: return false
         }
     }
-}
-
-/// The file a realm's configuration names (nil in memory).
-func syncedFileURL(_ realm: Realm) -> URL? {
-    realm.configuration.fileURL.flatMap { realm.configuration.inMemoryIdentifier == nil ? $0 : nil }
 }

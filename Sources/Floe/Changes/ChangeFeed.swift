@@ -106,10 +106,12 @@ public struct ChangeFeed: AsyncSequence, Sendable {
     /// In memory there is no file to read missed versions back from: the commits since the
     /// feed was made wait here until read.
     let memory: CommitQueue?
+    /// Read from what a ``HistoryPin`` keeps in memory instead, from the version it kept that the feed starts at.
+    var pinned: (pin: HistoryPin, start: Snapshot)? = nil
 
     /// An iterator over this stream's changes (iterate each stream from one task at a time).
     public func makeAsyncIterator() -> Iterator {
-        Iterator(store: store, history: first, index: 1, nextVersion: since + 1, memory: memory)
+        Iterator(store: store, history: first, index: 1, nextVersion: since + 1, memory: memory, pin: pinned?.pin, pinnedPrevious: pinned?.start)
     }
 
     /// Reads the feed's transactions one by one.
@@ -119,6 +121,9 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         var index: Int
         var nextVersion: UInt64
         let memory: CommitQueue?
+        let pin: HistoryPin?
+        /// For a feed read from a pin: the version its last transaction ended at.
+        var pinnedPrevious: Snapshot?
         var wakeUps: AsyncStream<UInt64>.Iterator?
 
         /// The next transaction, read from the file; waits for one when there is none yet.
@@ -126,6 +131,10 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         /// - Throws: ``FloeError`` when the file no longer holds the next version, or is damaged.
         public mutating func next() async throws(FloeError) -> ChangeFeedTransaction? {
             if let memory { return try await memory.next() }
+            if let pin, var previous = pinnedPrevious {
+                defer { pinnedPrevious = previous }
+                return try await pin.next(after: &previous)
+            }
             while !Task.isCancelled {
                 if index < history.records.count {
                     let transaction = try ChangeFeedReader.transaction(from: history.snapshot(at: index - 1), to: history.snapshot(at: index))

@@ -144,6 +144,13 @@ actor FakeServer: SyncTransport {
         }
     }
 
+    /// Logs `changes` as the next server version, as if another client had uploaded them
+    /// (unchecked against the schema), and streams them to every connection.
+    func inject(_ changes: [ObjectChange]) {
+        log.append((version + 1, changes))
+        for connection in connections.values { stream(to: connection) }
+    }
+
     private func stream(to connection: FakeConnection) {
         let id = ObjectIdentifier(connection)
         guard let from = sent[id], from < version else { return }
