@@ -1,5 +1,6 @@
-/// The sync protocol's version; a server refuses a client speaking another.
-public let syncProtocolVersion = 1
+/// The sync protocol's version; a server refuses a client speaking another. Version 2 added
+/// `refetch` and `images` (restoring a discarded change's objects).
+public let syncProtocolVersion = 2
 
 /// One object's change, as clients upload it and the server streams it back.
 ///
@@ -36,6 +37,22 @@ public struct ObjectChange: Sendable, Hashable, Codable {
 
     /// The object it concerns.
     public var objectID: SyncObjectID { SyncObjectID(className: className, key: key) }
+
+    /// The server's answer to `refetch` for one object: an insert with every value when the
+    /// object exists (`values`) and the token with `claims` may read it (always, without
+    /// rules), else a delete — which tells a device that asked about an object it may not read
+    /// nothing but to drop its own copy.
+    ///
+    /// ```swift
+    /// let image = ObjectChange.image(of: id, values: stored[id], rules: rules, claims: claims)
+    /// ```
+    public static func image(of id: SyncObjectID, values: [String: SyncValue]?, rules: SyncRules?,
+                             claims: [String: SyncValue]) -> ObjectChange {
+        guard let values, rules?.allows(.read, className: id.className, object: values, claims: claims) ?? true else {
+            return ObjectChange(className: id.className, key: id.key, operation: .delete)
+        }
+        return ObjectChange(className: id.className, key: id.key, operation: .insert, values: values)
+    }
 }
 
 /// An object's identity across devices: its class and primary key.
@@ -80,6 +97,9 @@ public enum ClientMessage: Sendable, Hashable, Codable {
     /// Local transactions, oldest first; `throughLocalVersion` is the newest local version
     /// the batch accounts for (later versions that held no synced change included).
     case upload(transactions: [UploadedTransaction], throughLocalVersion: UInt64)
+    /// Asks for the server's current image of `objects` as this connection may read them
+    /// (answered by `images`): what a client restores after it discards a refused change.
+    case refetch(objects: [SyncObjectID])
 }
 
 /// What the server sends.
@@ -94,6 +114,11 @@ public enum ServerMessage: Sendable, Hashable, Codable {
     /// Server-ordered changes after `fromVersion` through `toVersion`, each as applied: the
     /// client applies them in one write and then stores `toVersion`.
     case changes(fromVersion: UInt64, toVersion: UInt64, changes: [ObjectChange])
+    /// The answer to `refetch`: each object asked for, as an insert carrying every value when
+    /// the server has it and this connection may read it, else as a delete. It carries no
+    /// version: the client applies it in one write, and the changes streamed after it take the
+    /// objects on to the server's newest state exactly as they would without it.
+    case images(objects: [ObjectChange])
     /// A refusal: a batch that breaks the server's schema (nothing of it was applied), a
     /// future schema version, or a protocol mismatch.
     case error(SyncError)

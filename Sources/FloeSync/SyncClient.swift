@@ -82,6 +82,12 @@ public actor SyncClient {
     /// The acknowledgement the uploader waits for, within the current connection.
     private var acknowledgedInSession: UInt64 = 0
     private var acknowledgementWaiter: (version: UInt64, continuation: CheckedContinuation<Void, any Error>)?
+    /// The connection of the current session, once its handshake is done.
+    private var connection: (any SyncConnection)?
+    /// A discarded refusal waiting for the server's images of the objects it touched: the
+    /// newest local version it covers, and those objects (asked for on every connection until
+    /// the images arrive; uploads wait behind it).
+    private var discarding: (through: UInt64, objects: Set<SyncObjectID>)?
     private var progressWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A client for `realm` that syncs the classes `types` through `transport`.
@@ -146,7 +152,8 @@ public actor SyncClient {
     /// acknowledged by the server and the realm holds every server version the client knows of.
     public func waitUntilSynchronized() async {
         let target = realm.committedVersion
-        while !(settledLocalVersion >= target || acknowledgedLocalVersion >= target) || serverVersion < knownServerVersion || !isConnected {
+        while !(settledLocalVersion >= target || acknowledgedLocalVersion >= target) || serverVersion < knownServerVersion
+                || !isConnected || discarding != nil {
             if Task.isCancelled || stopped { return }
             await withCheckedContinuation { progressWaiters.append($0) }
         }
@@ -220,6 +227,8 @@ public actor SyncClient {
                 throw SyncError.connection(detail: "the server closed the connection during the handshake")
             }
             acknowledgedInSession = acknowledgedLocalVersion
+            if let discarding { try await connection.send(.refetch(objects: Self.ordered(discarding.objects))) }
+            self.connection = connection
             isConnected = true
             connected()
             progressed()
@@ -233,10 +242,14 @@ public actor SyncClient {
                 } catch {
                     await connection.close()
                     failAcknowledgementWait(error)
+                    // The uploader may be waiting for a discard's restore: cancelled, then woken.
+                    group.cancelAll()
+                    progressed()
                     throw error
                 }
             }
         } catch {
+            self.connection = nil
             await connection.close()
             throw error
         }
@@ -262,7 +275,8 @@ public actor SyncClient {
                 }
             case .error(let error):
                 lastError = error
-                if error.isRejection, let through = inFlightThrough {
+                // A refusal of changes discarded meanwhile is no news.
+                if error.isRejection, let through = inFlightThrough, through > acknowledgedLocalVersion, discarding.map({ through > $0.through }) ?? true {
                     refusal = error
                     // Only a refusal of one transaction can be discarded: a batch of several is
                     // sent again one transaction at a time, so that the next refusal names one.
@@ -270,6 +284,8 @@ public actor SyncClient {
                     isolating = true
                 }
                 throw error
+            case .images(let objects):
+                try await restoreDiscarded(objects)
             case .welcome:
                 throw SyncError.connection(detail: "a second welcome in one connection")
             }
@@ -295,9 +311,37 @@ public actor SyncClient {
         progressed()
     }
 
+    /// Writes the server's images of a discarded refusal's objects, in the write that also
+    /// stores the refusal as dealt with (so that the write is the client's own, never uploaded).
+    private func restoreDiscarded(_ objects: [ObjectChange]) async throws {
+        // A second answer to a request asked twice finds nothing left to restore.
+        guard let pending = discarding else { return }
+        let applier = ServerChangeApplier(types: types)
+        do {
+            try await realm.write { realm in
+                try applier.apply(objects, in: realm)
+                guard let state = realm.object(ofType: FloeSyncState.self, forPrimaryKey: 0) else { return }
+                state.acknowledgedLocalVersion = max(state.acknowledgedLocalVersion, Int(pending.through))
+            }
+        } catch {
+            throw SyncError.applyFailed(fromVersion: serverVersion, toVersion: serverVersion, detail: "the server's values of discarded changes: \(error)")
+        }
+        discarding = nil
+        acknowledgedLocalVersion = max(acknowledgedLocalVersion, pending.through)
+        lastError = nil
+        settle(pending.through)
+    }
+
+    private static func ordered(_ objects: Set<SyncObjectID>) -> [SyncObjectID] {
+        objects.sorted { $0.description < $1.description }
+    }
+
     // MARK: Upload
 
     private func upload(_ connection: any SyncConnection) async throws {
+        // Changes queued after a discarded refusal wait until its objects are restored.
+        while discarding != nil && !Task.isCancelled { await withCheckedContinuation { progressWaiters.append($0) } }
+        if Task.isCancelled { return }
         // In memory, the pin lets go of settled versions: every version up to the settled one
         // is acknowledged or holds nothing to upload, so the feed starts there.
         let start = history.oldestVersion == nil ? acknowledgedLocalVersion : max(acknowledgedLocalVersion, settledLocalVersion)
@@ -349,14 +393,45 @@ public actor SyncClient {
     /// ```swift
     /// if case .forbidden? = await client.refusal { await client.discardRefusedChanges() }
     /// ```
+    ///
+    /// The objects the discarded changes touched are then restored to the server's values, as
+    /// Realm's compensating writes restore them: the client asks the server for them (at once
+    /// when connected, else on its next connection) and writes what it gets; an object the
+    /// server lacks, or that this user may not read, is deleted from the realm. Later local
+    /// changes to those objects are overwritten too. Until the server answers, the changes
+    /// queued behind stay queued, and ``waitUntilSynchronized()`` waits.
     @discardableResult
     public func discardRefusedChanges() async throws -> Bool {
         guard let refused = refusedThrough else { return false }
-        try await storeAcknowledgement(refused)
+        // Read before anything lets go of the refused versions.
+        let touched = try await objectsChanged(after: acknowledgedLocalVersion, through: refused)
+        // Meanwhile the server may have taken the changes after all (its rules changed).
+        guard refusedThrough == refused else { return false }
         refusal = nil
         refusedThrough = nil
         isolating = false
+        if touched.isEmpty {
+            try await storeAcknowledgement(refused)
+            return true
+        }
+        discarding = (refused, touched)
+        if let connection {
+            // Lost with its connection, the request is asked again by the next one.
+            try? await connection.send(.refetch(objects: Self.ordered(touched)))
+        }
         return true
+    }
+
+    /// The synced objects that the local transactions after `start` through `end` changed.
+    private func objectsChanged(after start: UInt64, through end: UInt64) async throws -> Set<SyncObjectID> {
+        var objects: Set<SyncObjectID> = []
+        guard end > start else { return objects }
+        var iterator = try realm.changeFeed(since: start, pinnedBy: history).makeAsyncIterator()
+        while let transaction = try await iterator.next() {
+            if let uploaded = uploadable(transaction) { objects.formUnion(uploaded.changes.map(\.objectID)) }
+            if transaction.version >= end { break }
+        }
+        return objects
     }
 
     /// The transaction's changes to synced classes; nil for the client's own writes (which

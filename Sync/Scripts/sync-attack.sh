@@ -9,11 +9,12 @@
 #     tokens upgrade; a token that expires during a session ends it with tokenExpired;
 #   - rules: writing, upserting, deleting another user's object, taking or giving away an
 #     object (ownerId), creating one as another user, a batch with one forbidden change
-#     (refused whole), reading another's objects by catch-up from version 0 and by guessing
-#     keys, an object removed from a device when it stops being readable, a client id claimed
+#     (refused whole), reading another's objects by catch-up from version 0, by guessing
+#     keys and by a refetch of their keys (answered by deletes without values), a refetch of
+#     an unknown class (refused, typed), an object removed from a device when it stops being readable, a client id claimed
 #     by another user;
 #   - limits: an oversized message, an oversized batch, a flood, malformed JSON, a binary
-#     message, an upload before hello, a silent client, a second hello;
+#     message, an upload or a refetch before hello, a silent client, a second hello;
 #   - 10,000 random operations by 5 users checked against a model (0 objects leaked, 0
 #     forbidden writes applied, every refusal typed), twice with different seeds;
 #   - random messages from a fuzzing client (every answer typed, the server stays up);

@@ -135,7 +135,138 @@ let noteTokens: [String: [String: SyncValue]] = [
         #expect(await eventually { await server.objects.keys.map(\.key) == [.int(6)] })
         #expect(await clientA.refusal == nil)
         #expect(try await !clientA.discardRefusedChanges())
+        // The device holds what the server holds: the forged note, which the server never had, is gone.
+        #expect(try await notes(a) == [6: "ann"])
         await clientA.stop()
+    }
+
+    /// A refetch answers only what the token may read: another user's object and a missing one
+    /// alike come back as a delete carrying no value, so asking by key reveals nothing.
+    @Test func aRefetchRevealsNothingTheTokenMayNotRead() async throws {
+        let server = try server()
+        await server.setRules(try rules(), tokens: noteTokens)
+        let bob = try await server.connect(token: bobToken)
+        try await bob.send(.hello(clientID: "bob", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: 0))
+        _ = try await bob.receive()
+        try await bob.send(.upload(transactions: [UploadedTransaction(localVersion: 1, changes: [
+            ObjectChange(className: "OwnedNote", key: .int(11), operation: .insert, values: ["id": .int(11), "ownerId": .string("bob"), "title": .string("secret")]),
+        ])], throughLocalVersion: 1))
+        let ann = try await server.connect(token: annToken)
+        try await ann.send(.hello(clientID: "ann", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: 0))
+        _ = try await ann.receive()
+        try await ann.send(.upload(transactions: [UploadedTransaction(localVersion: 1, changes: [
+            ObjectChange(className: "OwnedNote", key: .int(1), operation: .insert, values: ["id": .int(1), "ownerId": .string("ann"), "title": .string("mine")]),
+        ])], throughLocalVersion: 1))
+        let asked = [11, 12, 1].map { SyncObjectID(className: "OwnedNote", key: .int($0)) }
+        try await ann.send(.refetch(objects: asked))
+        var answer: [FloeSync.ObjectChange]?
+        while answer == nil, let message = try await ann.receive() {
+            if case .images(let objects) = message { answer = objects }
+        }
+        #expect(answer == [
+            ObjectChange(className: "OwnedNote", key: .int(11), operation: .delete),
+            ObjectChange(className: "OwnedNote", key: .int(12), operation: .delete),
+            ObjectChange(className: "OwnedNote", key: .int(1), operation: .insert, values: ["id": .int(1), "ownerId": .string("ann"), "title": .string("mine")]),
+        ])
+        // Without rules, an object anyone may read comes back whole.
+        #expect(ObjectChange.image(of: asked[0], values: ["id": .int(11), "ownerId": .string("bob")], rules: nil, claims: [:]).operation == .insert)
+        await ann.close()
+        await bob.close()
+    }
+
+    /// A connection lost while the client waits for a discard's restore ends its session (the
+    /// uploader waiting behind the restore stops with it), and the next connection asks again.
+    @Test(.timeLimit(.minutes(3))) func aRestoreLostWithItsConnectionIsAskedForAgain() async throws {
+        let scratch = try Scratch()
+        let server = try server()
+        await server.setRules(try rules(), tokens: noteTokens)
+        let a = try await Realm(configuration: scratch.configuration("a"))
+        let clientA = try client(a, server, token: annToken)
+        try await clientA.start()
+        try await a.write { realm in _ = try realm.create(OwnedNote.self, value: ["id": 5, "ownerId": "bob", "title": "forged"]) }
+        #expect(await eventually { await clientA.refusal != nil })
+        await server.setAnswersRefetch(false)
+        #expect(try await eventually { try await clientA.discardRefusedChanges() })
+        try await a.write { realm in _ = try realm.create(OwnedNote.self, value: ["id": 6, "ownerId": "ann", "title": "queued"]) }
+        #expect(await eventually { await clientA.isConnected })
+        // Connected, unanswered: the note queued behind the discard waits.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await server.objects.isEmpty)
+        #expect(try await notes(a) == [5: "bob", 6: "ann"])
+        await server.setOnline(false)
+        await server.setAnswersRefetch(true)
+        await server.setOnline(true)
+        await clientA.waitUntilSynchronized()
+        #expect(try await notes(a) == [6: "ann"])
+        #expect(await server.objects.keys.map(\.key) == [.int(6)])
+        await clientA.stop()
+    }
+
+    /// Discarding a refusal leaves on the device what the server holds of the objects it
+    /// touched, as Realm's compensating writes do: an update undone, a delete undone, a create
+    /// removed; the restoring write is never uploaded; a discard made offline is restored on the
+    /// next connection, and changes queued behind it wait until then.
+    @Test(.timeLimit(.minutes(3))) func aDiscardedRefusalLeavesTheServersValuesOnTheDevice() async throws {
+        let scratch = try Scratch()
+        let server = try server()
+        await server.setRules(try rules(), tokens: noteTokens)
+        let a = try await Realm(configuration: scratch.configuration("a"))
+        let admin = try await Realm(configuration: scratch.configuration("admin"))
+        let clientA = try client(a, server, token: annToken)
+        let clientAdmin = try client(admin, server, token: adminToken)
+        try await clientA.start()
+        try await clientAdmin.start()
+        try await a.write { realm in
+            _ = try realm.create(OwnedNote.self, value: ["id": 1, "ownerId": "ann", "title": "mine"])
+            _ = try realm.create(OwnedNote.self, value: ["id": 2, "ownerId": "ann", "title": "also mine"])
+        }
+        await clientA.waitUntilSynchronized()
+        func titles(_ realm: Realm) async throws -> [Int: String] {
+            try await realm.read { realm in Dictionary(uniqueKeysWithValues: realm.objects(OwnedNote.self).map { ($0.id, "\($0.ownerId):\($0.title)") }) }
+        }
+
+        // An update the rules refuse (giving the note away), with a change queued behind it.
+        try await a.write { realm in
+            let note = realm.object(ofType: OwnedNote.self, forPrimaryKey: 1)!
+            note.ownerId = "bob"
+            note.title = "given away"
+        }
+        try await a.write { realm in realm.object(ofType: OwnedNote.self, forPrimaryKey: 2)!.title = "edited" }
+        #expect(await eventually { await clientA.refusal != nil })
+        #expect(try await titles(a)[1] == "bob:given away")
+        #expect(try await eventually { try await clientA.discardRefusedChanges() })
+        await clientA.waitUntilSynchronized()
+        #expect(try await titles(a) == [1: "ann:mine", 2: "ann:edited"])
+        #expect(await server.objects[SyncObjectID(className: "OwnedNote", key: .int(2))]?["title"] == .string("edited"))
+        #expect(await server.objects[SyncObjectID(className: "OwnedNote", key: .int(1))]?["ownerId"] == .string("ann"))
+
+        // A delete the rules refuse (the admin may read and update Ann's notes, not delete them).
+        #expect(await eventually { await caughtUp(clientAdmin, server) })
+        try await admin.write { realm in try realm.delete(realm.object(ofType: OwnedNote.self, forPrimaryKey: 2)!) }
+        #expect(await eventually { await clientAdmin.refusal != nil })
+        #expect(try await eventually { try await clientAdmin.discardRefusedChanges() })
+        await clientAdmin.waitUntilSynchronized()
+        #expect(try await titles(admin) == [1: "ann:mine", 2: "ann:edited"])
+
+        // A create the rules refuse, discarded while the server is away: restored on the next connection.
+        try await a.write { realm in _ = try realm.create(OwnedNote.self, value: ["id": 5, "ownerId": "bob", "title": "forged"]) }
+        #expect(await eventually { await clientA.refusal != nil })
+        await server.setOnline(false)
+        #expect(try await eventually { try await clientA.discardRefusedChanges() })
+        try await a.write { realm in _ = try realm.create(OwnedNote.self, value: ["id": 7, "ownerId": "ann", "title": "queued"]) }
+        #expect(try await titles(a)[5] == "bob:forged")
+        await server.setOnline(true)
+        await clientA.waitUntilSynchronized()
+        #expect(try await titles(a) == [1: "ann:mine", 2: "ann:edited", 7: "ann:queued"])
+        #expect(await eventually { await server.objects[SyncObjectID(className: "OwnedNote", key: .int(7))] != nil })
+        #expect(await server.objects[SyncObjectID(className: "OwnedNote", key: .int(5))] == nil)
+        #expect(await server.refetches >= 3)
+
+        // The restoring writes were never uploaded: the server applied Ann's three accepted
+        // transactions only (the two notes, the edit, the queued note).
+        let appliedByAnn = await server.appliedLocalVersions[await clientA.clientID] ?? []
+        #expect(appliedByAnn.count == 3, "\(appliedByAnn)")
+        for client in [clientA, clientAdmin] { await client.stop() }
     }
 
     @Test func anExpiredTokenIsReplacedAndTheSessionResumes() async throws {

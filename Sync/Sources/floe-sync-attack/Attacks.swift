@@ -193,6 +193,22 @@ func ruleAttacks(_ minter: Minter, _ report: Report) async throws {
     }
     let unchanged = try await serverNotes() == before
     report.check("guessing B's keys yields no value of B's objects", !leaked && unchanged)
+    // Asking for objects by key, as a device restoring a discarded change does: what A may not
+    // read (or what does not exist) comes back as a delete carrying no value; A's own object whole.
+    let asked = (Int64(10)..<16).map { SyncObjectID(className: "Note", key: .int($0)) } + [SyncObjectID(className: "Note", key: .int(1))]
+    a.send(.refetch(objects: asked))
+    let answer = await a.receive(until: { if case .images = $0 { true } else { false } }, within: 10)
+    if case .images(let images)? = answer {
+        let others = images.filter { $0.key != .int(1) }
+        let own = images.first { $0.key == .int(1) }
+        report.check("a refetch of B's keys answers deletes without values", others.count == 6 && others.allSatisfy { $0.operation == .delete && $0.values.isEmpty }, "\(others)")
+        report.check("a refetch of A's own object answers it whole", own?.operation == .insert && own?.values["ownerId"] == .string("ann"), "\(String(describing: own))")
+    } else {
+        report.check("a refetch of B's keys answers deletes without values", false, "\(String(describing: answer))")
+    }
+    a.send(.refetch(objects: [SyncObjectID(className: "Nope", key: .int(1))]))
+    let unknown = await a.receive(until: { if case .error = $0 { true } else { false } }, within: 10)
+    report.check("a refetch of an unknown class is refused, typed", unknown == .error(.unknownClass(className: "Nope")), "\(String(describing: unknown))")
 
     // Ownership moves: the object leaves A's device and reaches B's, whole, on the live stream.
     guard let (live, latest, _) = await session(ann, serverVersion: 0), let (liveB, _, _) = await session(bob) else {
@@ -265,6 +281,9 @@ func limitAttacks(_ minter: Minter, _ report: Report) async throws {
     let early = RawConnection(url: url, token: token)
     early.send(.upload(transactions: [], throughLocalVersion: 0))
     await refusedAndClosed("an upload before hello is refused, typed", early) { if case .malformedMessage = $0 { true } else { false } }
+    let earlyRefetch = RawConnection(url: url, token: token)
+    earlyRefetch.send(.refetch(objects: [SyncObjectID(className: "Note", key: .int(1))]))
+    await refusedAndClosed("a refetch before hello is refused, typed", earlyRefetch) { if case .malformedMessage = $0 { true } else { false } }
     let silent = RawConnection(url: url, token: token)
     await refusedAndClosed("a client silent after connecting is closed", silent) { if case .malformedMessage = $0 { true } else { false } }
     if let (twice, _, _) = await session(token) {

@@ -12,6 +12,7 @@ func fuzzRun(_ minter: Minter, _ report: Report, connections: Int, seed: UInt64)
         ClientMessage.hello(clientID: "fuzz", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: 0),
         .upload(transactions: [UploadedTransaction(localVersion: 1, changes: [note(900_000_001, owner: "fuzzer-\(seed)")])], throughLocalVersion: 1),
         .upload(transactions: [UploadedTransaction(localVersion: 2, changes: [update(900_000_001, ["title": .list([.int(1), .map(["a": .null])])])])], throughLocalVersion: 2),
+        .refetch(objects: [SyncObjectID(className: "Note", key: .int(900_000_001)), SyncObjectID(className: "Note", key: .string("x"))]),
     ].map { String(decoding: try encoder.encode($0), as: UTF8.self) }
 
     func randomJSON(depth: Int) -> String {
@@ -21,7 +22,7 @@ func fuzzRun(_ minter: Minter, _ report: Report, connections: Int, seed: UInt64)
         case 2: return "\"" + String((0..<Int.random(in: 0..<20, using: &random)).map { _ in Character(UnicodeScalar(UInt8.random(in: 32...126, using: &random))) }).replacingOccurrences(of: "\"", with: "").replacingOccurrences(of: "\\", with: "") + "\""
         case 3: return ["\"hello\"", "\"upload\"", "\"int\"", "\"link\"", "\"transactions\""].randomElement(using: &random)!
         case 4, 5:
-            let keys = ["hello", "upload", "clientID", "protocolVersion", "schemaVersion", "serverVersion", "transactions", "throughLocalVersion",
+            let keys = ["hello", "upload", "refetch", "objects", "clientID", "protocolVersion", "schemaVersion", "serverVersion", "transactions", "throughLocalVersion",
                         "localVersion", "changes", "className", "key", "operation", "values", "int", "string", "link", "list", "map", "class"]
             let fields = (0..<Int.random(in: 0..<4, using: &random)).map { _ in "\"\(keys.randomElement(using: &random)!)\":\(randomJSON(depth: depth + 1))" }
             return "{" + fields.joined(separator: ",") + "}"

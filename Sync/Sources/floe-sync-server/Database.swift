@@ -199,8 +199,17 @@ struct Database: Sendable {
         return images
     }
 
-    /// The stored values of the objects `ids`, locked for the transaction.
-    private func objects(_ ids: Set<SyncObjectID>, on connection: PostgresConnection) async throws -> [SyncObjectID: [String: SyncValue]] {
+    /// The answer to `refetch`: each object of `ids` as the token with `claims` may read it now
+    /// (see `ObjectChange.image`), read outside any upload's transaction.
+    func images(of ids: [SyncObjectID], rules: SyncRules?, claims: [String: SyncValue]) async throws -> [ObjectChange] {
+        let stored = try await client.withConnection { connection in
+            try await objects(Set(ids), on: connection, locking: false)
+        }
+        return ids.map { ObjectChange.image(of: $0, values: stored[$0], rules: rules, claims: claims) }
+    }
+
+    /// The stored values of the objects `ids`, locked for the transaction unless `locking` is false.
+    private func objects(_ ids: Set<SyncObjectID>, on connection: PostgresConnection, locking: Bool = true) async throws -> [SyncObjectID: [String: SyncValue]] {
         var objects: [SyncObjectID: [String: SyncValue]] = [:]
         for (className, members) in Dictionary(grouping: ids, by: \.className) {
             guard let syncClass = schema[className], let keyProperty = syncClass.property(named: syncClass.primaryKey) else { continue }
@@ -208,7 +217,7 @@ struct Database: Sendable {
             let columns = syncClass.properties.map { "\(Self.quote($0.name))::text" }.joined(separator: ", ")
             var bindings = PostgresBindings()
             bindings.append(keys)
-            let sql = "SELECT \(columns) FROM \(Self.quote(className)) WHERE \(Self.quote(syncClass.primaryKey)) = ANY($1::text[]::\(columnType(keyProperty))[]) FOR UPDATE"
+            let sql = "SELECT \(columns) FROM \(Self.quote(className)) WHERE \(Self.quote(syncClass.primaryKey)) = ANY($1::text[]::\(columnType(keyProperty))[])" + (locking ? " FOR UPDATE" : "")
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
                 var object: [String: SyncValue] = [:]
                 for (property, cell) in zip(syncClass.properties, row) {

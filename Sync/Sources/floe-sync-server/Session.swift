@@ -288,6 +288,31 @@ struct Session {
             try await outbox.send(.acknowledge(localVersion: through, serverVersion: version))
             await service.hub.publish(version)
             return true
+        case .refetch(let objects):
+            guard clientID != nil else {
+                await outbox.refuse(.malformedMessage(detail: "a refetch before hello"))
+                return false
+            }
+            guard objects.count <= service.limits.batchChanges else {
+                await outbox.refuse(.limitExceeded(limit: "objects in one refetch", value: "\(objects.count), more than \(service.limits.batchChanges)"))
+                return false
+            }
+            do throws(SyncError) {
+                // A class and a key the schema knows, or a typed refusal naming them.
+                for object in objects { try service.schema.validate(ObjectChange(className: object.className, key: object.key, operation: .delete)) }
+            } catch {
+                try await outbox.send(.error(error))
+                return true
+            }
+            let images: [ObjectChange]
+            do {
+                images = try await service.database.images(of: objects, rules: service.rules, claims: claims)
+            } catch {
+                try await outbox.send(.error(.serverUnavailable(detail: "\(String(reflecting: error))")))
+                return false
+            }
+            try await outbox.send(.images(objects: images))
+            return true
         }
     }
 

@@ -13,6 +13,10 @@ actor FakeServer: SyncTransport {
     /// Every local version applied, per client, in arrival order (a version twice is a duplicate upload).
     var appliedLocalVersions: [String: [UInt64]] = [:]
     var rejections = 0
+    /// How many `refetch` requests were answered.
+    var refetches = 0
+    /// False: `refetch` requests go unanswered (a server that drops the connection before answering).
+    var answersRefetch = true
     /// With rules, uploads are authorized and downloads filtered by them, as the real server does.
     var rules: SyncRules?
     /// The tokens the server accepts, with their claims (with rules, a connection needs one).
@@ -36,6 +40,8 @@ actor FakeServer: SyncTransport {
     }
 
     func setSchema(_ schema: SyncSchema) { self.schema = schema }
+
+    func setAnswersRefetch(_ answers: Bool) { answersRefetch = answers }
 
     func setRules(_ rules: SyncRules?, tokens: [String: [String: SyncValue]]) {
         self.rules = rules
@@ -141,6 +147,11 @@ actor FakeServer: SyncTransport {
             acknowledged[clientID] = max(done, through)
             connection.deliver(.acknowledge(localVersion: through, serverVersion: version))
             for other in connections.values { stream(to: other) }
+        case .refetch(let ids):
+            guard connection.clientID != nil, answersRefetch else { return }
+            refetches += 1
+            stream(to: connection)
+            connection.deliver(.images(objects: ids.map { ObjectChange.image(of: $0, values: objects[$0], rules: rules, claims: connection.claims) }))
         }
     }
 
