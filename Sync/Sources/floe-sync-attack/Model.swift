@@ -32,7 +32,7 @@ final class Device: @unchecked Sendable {
                 _ = ConflictRules.apply(changes, to: &view)
                 version = to
                 if let target, version >= target { return message }
-            case .acknowledge, .error, .welcome:
+            case .acknowledge, .error, .welcome, .images:
                 return message
             }
         }
