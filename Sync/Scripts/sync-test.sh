@@ -172,7 +172,7 @@ print(f"journaled writes checked: {checked}, lost: {lost}")
 failed |= lost > 0
 sys.exit(1 if failed else 0)
 PY
-# Bad input, straight over the WebSocket: a future schema version is refused at hello; a batch
+# Bad input, straight over the WebSocket: a future schema version and an older protocol are refused at hello; a batch
 # with one wrong value or an unknown class is refused with a typed error naming the class,
 # property and value, and nothing of it reaches PostgreSQL.
 before="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max(version), 0) FROM floe_log')"
@@ -210,7 +210,7 @@ def send(sock, message):
     header = bytes([0x81]) + (bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + struct.pack("!H", len(payload)))
     sock.sendall(header + mask + bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload)))
 
-def connect(schema_version):
+def connect(schema_version, protocol_version=2):
     sock = context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10), server_hostname="localhost")
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(("GET /sync HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -218,13 +218,18 @@ def connect(schema_version):
     response = b""
     while b"\r\n\r\n" not in response:
         response += read_exact(sock, 1)
-    send(sock, {"hello": {"clientID": "bad-input-check", "protocolVersion": 1, "schemaVersion": schema_version, "serverVersion": 1 << 40}})
+    send(sock, {"hello": {"clientID": "bad-input-check", "protocolVersion": protocol_version, "schemaVersion": schema_version, "serverVersion": 1 << 40}})
     return sock, receive(sock)
 
 _, answer = connect(99)
 if answer != {"error": {"_0": {"futureSchemaVersion": {"client": 99, "server": 1}}}}:
     fail("a future schema version was answered with %r" % answer)
 print("ok a future schema version is refused:", json.dumps(answer))
+
+_, answer = connect(1, protocol_version=1)
+if answer != {"error": {"_0": {"unsupportedProtocol": {"client": 1, "server": 2}}}}:
+    fail("a client of protocol 1 was answered with %r" % answer)
+print("ok a client of an older protocol is refused:", json.dumps(answer))
 
 def insert(key, title):
     return {"className": "Item", "key": {"int": key}, "operation": "insert", "values": {"id": {"int": key}, "title": title}}
