@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Keeps a realm in sync with a server, both ways: it uploads the realm's changes to the
 /// synced classes (read from the change feed after the last version the server acknowledged,

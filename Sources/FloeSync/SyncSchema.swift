@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// The synced classes and their properties, as the server checks uploads against them and
 /// creates its tables from them. Built from a realm's stored schema; `Codable`, so the server

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Storing objects: add, create and upsert, with the objects they reach.
 

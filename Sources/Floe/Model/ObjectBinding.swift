@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The link between a managed object and its stored row.
 @usableFromInline
 final class ObjectBinding {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// A setter of a plain one-word property on a row whose leaf the open write already owns goes
 /// to the column node the previous in-place write went to (the transaction's last target) and
