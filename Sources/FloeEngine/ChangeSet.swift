@@ -192,7 +192,7 @@ extension ChangeSet.TableChanges {
 
 /// A write transaction's changes in the order it made them: cheap to append (no hashing
 /// per cell), turned into a ``ChangeSet`` at commit when observers want one.
-package struct ChangeLog {
+@usableFromInline package struct ChangeLog {
     package enum Entry {
         case insert(String, Int64)
         /// Objects `first`, `first + 1`, … (`count` keys) inserted one after the other into
@@ -216,17 +216,29 @@ package struct ChangeLog {
     package private(set) var tableNames: [String] = []
     /// The slot last handed out: its table's index in the group, and the row layout count it
     /// was handed out under (a structure change may rename or move tables).
-    private var lastSlot = (table: -1, layoutCount: -1, slot: -1)
+    @usableFromInline var lastSlot = (table: -1, layoutCount: -1, slot: -1)
     /// The newest in-place writes, not yet an entry: one column of a run of consecutive keys
     /// (a loop over a table writes `first`, `first + 1`, … and grows the run by a compare and
     /// a store). Always newer than every entry: ``append(_:)`` closes it first.
-    private var run = CellRun(slot: -1, column: -1, first: 0, last: 0)
+    @usableFromInline var run = CellRun(slot: -1, column: -1, first: 0, last: 0)
 
-    private struct CellRun {
-        var slot: Int
-        var column: Int
-        var first: Int64
-        var last: Int64
+    /// The newest inserts, not yet an entry when open (`slot` ≥ 0): objects `first`,
+    /// `first + 1`, … (`count` keys) inserted one after the other into the table in `slot`. An
+    /// add in a loop grows it by a compare and a store; at most one of it and ``run`` is open,
+    /// and whichever is, is newer than every entry.
+    @usableFromInline var inserts = InsertRun(slot: -1, first: 0, count: 0)
+
+    @usableFromInline struct InsertRun {
+        @usableFromInline var slot: Int
+        @usableFromInline var first: Int64
+        @usableFromInline var count: Int64
+    }
+
+    @usableFromInline struct CellRun {
+        @usableFromInline var slot: Int
+        @usableFromInline var column: Int
+        @usableFromInline var first: Int64
+        @usableFromInline var last: Int64
     }
 
     package mutating func append(_ entry: Entry) {
@@ -237,6 +249,7 @@ package struct ChangeLog {
     /// Records a value written in place into `column` of object `key` of the table in `slot`:
     /// the same cell again, or the next key of the same column, only extends the open run.
     @inline(__always)
+    @inlinable
     package mutating func appendCell(slot: Int, key: Int64, column: Int) {
         if run.slot == slot, run.column == column {
             if key == run.last { return }
@@ -248,33 +261,55 @@ package struct ChangeLog {
         startRun(slot: slot, key: key, column: column)
     }
 
-    private mutating func startRun(slot: Int, key: Int64, column: Int) {
+    @usableFromInline
+    mutating func startRun(slot: Int, key: Int64, column: Int) {
         closeRun()
         run = CellRun(slot: slot, column: column, first: key, last: key)
     }
 
+    /// Makes the open run, of in-place writes or of inserts, an entry.
     private mutating func closeRun() {
-        guard run.slot >= 0 else { return }
-        entries.append(.cells(slot: run.slot, column: run.column, first: run.first, last: run.last))
-        run.slot = -1
+        if run.slot >= 0 {
+            entries.append(.cells(slot: run.slot, column: run.column, first: run.first, last: run.last))
+            run.slot = -1
+        }
+        if inserts.slot >= 0 {
+            entries.append(.insertRun(slot: inserts.slot, first: inserts.first, count: inserts.count))
+            inserts.slot = -1
+        }
     }
 
-    /// Every entry, the open run of in-place writes included, in the order the changes were made.
+    /// Every entry, the open run of in-place writes or inserts included, in the order the
+    /// changes were made.
     package var allEntries: [Entry] {
-        guard run.slot >= 0 else { return entries }
-        return entries + [.cells(slot: run.slot, column: run.column, first: run.first, last: run.last)]
+        if run.slot >= 0 { return entries + [.cells(slot: run.slot, column: run.column, first: run.first, last: run.last)] }
+        if inserts.slot >= 0 { return entries + [.insertRun(slot: inserts.slot, first: inserts.first, count: inserts.count)] }
+        return entries
     }
 
     /// Records the insert of object `key` into the table in slot `slot`: the last entry grows
     /// when it is a run of that table's inserts ending just below `key`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func appendInsert(slot: Int, key: Int64) {
-        closeRun()
-        if let last = entries.indices.last, case .insertRun(slot, let first, let count) = entries[last], first &+ count == key {
-            entries[last] = .insertRun(slot: slot, first: first, count: count + 1)
+        if inserts.slot == slot, inserts.first &+ inserts.count == key {
+            inserts.count &+= 1
             return
         }
-        entries.append(.insertRun(slot: slot, first: key, count: 1))
+        startInserts(slot: slot, key: key)
+    }
+
+    /// ``appendInsert(slot:key:)`` when the open run of inserts does not end just below `key`:
+    /// the run is opened again from the last entry when that is a run of the table's inserts
+    /// ending there, or opened at `key`.
+    @usableFromInline
+    mutating func startInserts(slot: Int, key: Int64) {
+        closeRun()
+        if let last = entries.indices.last, case .insertRun(slot, let first, let count) = entries[last], first &+ count == key {
+            entries.removeLast()
+            inserts = InsertRun(slot: slot, first: first, count: count + 1)
+            return
+        }
+        inserts = InsertRun(slot: slot, first: key, count: 1)
     }
 
     /// The slot naming table `name` in ``tableNames`` (added when new).
@@ -285,7 +320,7 @@ package struct ChangeLog {
     }
 
     /// The slot of table `table` while the layout count is still `layoutCount`, if one was handed out.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func slot(ofTable table: Int, layoutCount: Int) -> Int? {
         lastSlot.table == table && lastSlot.layoutCount == layoutCount ? lastSlot.slot : nil
     }

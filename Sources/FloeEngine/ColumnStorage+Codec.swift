@@ -185,7 +185,7 @@ extension ColumnStorage {
 
 /// Why a node's payload could not be decoded; turned into ``FloeError/corruptFile(path:offset:detail:)``
 /// with the node's offset by the caller.
-package struct DecodeFailure: Error {
+@usableFromInline package struct DecodeFailure: Error {
     package let detail: String
     package init(_ detail: String) { self.detail = detail }
 }

@@ -5,9 +5,9 @@
 /// Only the array that matches `layout` is used; the others stay empty (and so cost no
 /// allocation). Fixed-width values are raw 64-bit words so that scans and aggregates run
 /// over contiguous memory.
-package struct ColumnStorage {
+@usableFromInline package struct ColumnStorage {
     /// Written in every column node's image: each raw value spelled out (pinned by a test).
-    package enum Layout: UInt8, CaseIterable {
+    @usableFromInline package enum Layout: UInt8, CaseIterable {
         /// bool, int, float, double, timestamp, link: one word per row.
         case words = 1
         /// decimal128, objectId, uuid: two words per row (high, low).
@@ -30,17 +30,17 @@ package struct ColumnStorage {
         }
     }
 
-    package let layout: Layout
+    @usableFromInline package let layout: Layout
     /// The type of the values (for collections: of the elements).
-    package let type: ColumnType
-    package var words: [UInt64] = []
-    package var strings: [String] = []
+    @_spi(Engine) public let type: ColumnType
+    @usableFromInline package var words: [UInt64] = []
+    @usableFromInline package var strings: [String] = []
     package var binaries: [[UInt8]] = []
     package var values: [Value] = []
     package var collections: [NodeRef<CollectionNode>?] = []
     /// Per-row null flags; nil when the column cannot hold null.
-    package var nulls: [Bool]?
-    package var count = 0
+    @usableFromInline package var nulls: [Bool]?
+    @usableFromInline package var count = 0
 
     package init(layout: Layout, type: ColumnType, nullable: Bool) {
         self.layout = layout
@@ -94,7 +94,7 @@ package struct ColumnStorage {
     package mutating func append(_ value: Value) { insert(value, at: count) }
 
     /// Appends one row of a one-word column (`word` 0 for null), with no ``Value`` in between.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func appendWord(_ word: UInt64, isNull: Bool) {
         if nulls != nil { nulls!.append(isNull) }
         words.append(word)
@@ -102,7 +102,7 @@ package struct ColumnStorage {
     }
 
     /// Appends one row of a string column (`string` empty for null).
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func appendString(_ string: String, isNull: Bool) {
         if nulls != nil { nulls!.append(isNull) }
         strings.append(string)

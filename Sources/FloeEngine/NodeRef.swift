@@ -20,7 +20,7 @@ package enum NodeKind: UInt8, CaseIterable {
 /// A node is mutable only while it belongs to the open write transaction (`isMutable`);
 /// commit clears the flag, and from then on the node is shared by every version that
 /// reaches it and never changes again. That is what makes snapshots O(1) and lock-free.
-package protocol TreeNode: AnyObject {
+@usableFromInline package protocol TreeNode: AnyObject {
     /// Decodes a node of this type from its image, or fails with a reason.
     static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> Self
     /// The image to write, given the file offsets of its (already written) children.
@@ -48,16 +48,16 @@ package protocol TreeNode: AnyObject {
 }
 
 extension TreeNode {
-    package func mutableCopy(writtenAt offset: UInt64) -> Self { mutableCopy() }
+    @usableFromInline package func mutableCopy(writtenAt offset: UInt64) -> Self { mutableCopy() }
 
-    package func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+    @usableFromInline package func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
         let image = image()
         return (chunk.append(image), image.encodedSize)
     }
 }
 
 /// Type-erased view of a ``NodeRef`` for walks that do not care about the node type.
-package protocol AnyNodeRef: AnyObject {
+@usableFromInline package protocol AnyNodeRef: AnyObject {
     var offset: UInt64 { get }
     var isDirty: Bool { get }
     /// Writes the node (children first) and returns its offset; clears mutability.
@@ -74,16 +74,16 @@ package protocol AnyNodeRef: AnyObject {
 /// Loading is lazy and lock-free: concurrent readers may decode the same node twice, but
 /// only one decoded copy is ever kept (a compare-and-swap), so every reader sees the same
 /// object. A node that is resident is never evicted while its parent lives.
-package final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
+@usableFromInline package final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
     // @unchecked: `offset` is set once, by the writer, before the version that
     // reaches this reference is published; after that nothing here changes but the
     // atomic lazy reference.
-    package private(set) var offset: UInt64
+    @usableFromInline package private(set) var offset: UInt64
     private let source: StorageFile?
     /// The decoded node as a retained pointer's bits (0: not loaded). A hand-rolled lazy
     /// reference: the library's generic one is not specialized across modules, and resolving
     /// its generic metadata on every load cost more than the tree walk itself.
-    private let resident = Atomic<UInt>(0)
+    @usableFromInline let resident = Atomic<UInt>(0)
 
     /// A reference to a node created in memory (by a write transaction).
     package init(_ node: Node) {
@@ -93,7 +93,7 @@ package final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
     }
 
     /// A reference to a node in a file, decoded on first use.
-    package init(offset: UInt64, source: StorageFile) {
+    @usableFromInline package init(offset: UInt64, source: StorageFile) {
         self.offset = offset
         self.source = source
     }
@@ -110,13 +110,13 @@ package final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
 
     /// The node if it is in memory, not retained: valid while this reference lives (a
     /// resident node stays as long as its reference). For reads that hold the reference.
-    @inline(__always)
+    @inlinable @inline(__always)
     package var unretainedResidentNode: Unmanaged<Node>? {
         let bits = resident.load(ordering: .acquiring)
         return bits == 0 ? nil : Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
     }
 
-    package var isDirty: Bool { residentNode?.isMutable ?? false }
+    @usableFromInline package var isDirty: Bool { residentNode?.isMutable ?? false }
 
     @inline(__always)
     package func load() throws(FloeError) -> Node {
@@ -147,21 +147,21 @@ package final class NodeRef<Node: TreeNode>: AnyNodeRef, @unchecked Sendable {
         return storeIfNil(node)
     }
 
-    package func loadNode() throws(FloeError) -> any TreeNode { try load() }
+    @usableFromInline package func loadNode() throws(FloeError) -> any TreeNode { try load() }
 
     /// The file this node is read from ("memory" for a node made in memory), for error messages.
-    package var filePath: String { source?.path ?? "memory" }
+    @usableFromInline package var filePath: String { source?.path ?? "memory" }
 
-    package var residentTreeNode: (any TreeNode)? { residentNode }
+    @usableFromInline package var residentTreeNode: (any TreeNode)? { residentNode }
 
     @inline(__always)
-    package func persistIfChanged(into chunk: inout ChunkBuilder?) {
+    @usableFromInline package func persistIfChanged(into chunk: inout ChunkBuilder?) {
         // Most children a commit visits are unchanged: asking, not holding, keeps the node unretained.
         guard let node = unretainedResidentNode, node._withUnsafeGuaranteedRef({ $0.isMutable }) else { return }
         _ = persist(into: &chunk)
     }
 
-    package func persist(into chunk: inout ChunkBuilder?) -> UInt64 {
+    @usableFromInline package func persist(into chunk: inout ChunkBuilder?) -> UInt64 {
         guard let node = residentNode, node.isMutable else { return offset }
         node.persistChangedChildren(into: &chunk)
         #if FLOE_INVARIANTS

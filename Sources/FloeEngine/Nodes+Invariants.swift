@@ -5,11 +5,11 @@
 // (which loads every node) is `ClusterTree.checkInvariants` and `Store.verify()`.
 
 extension GroupNode {
-    package func checkLocalInvariants() {}
+    @usableFromInline package func checkLocalInvariants() {}
 }
 
 extension TableNode {
-    package func checkLocalInvariants() {
+    @usableFromInline package func checkLocalInvariants() {
         precondition(count >= 0, "table '\(spec.name)' records \(count) objects")
         precondition(indexRoots.count == spec.columns.count, "table '\(spec.name)' has \(indexRoots.count) index slots for \(spec.columns.count) columns")
         precondition((root == nil) == (count == 0), "table '\(spec.name)' records \(count) objects but \(root == nil ? "has no" : "has a") tree")
@@ -17,7 +17,7 @@ extension TableNode {
 }
 
 extension ClusterNode {
-    package func checkLocalInvariants() {
+    @usableFromInline package func checkLocalInvariants() {
         if isLeaf {
             precondition(!keys.isEmpty && keys.count <= ClusterTree.maximumLeafObjects, "cluster leaf holds \(keys.count) objects")
             for index in keys.indices.dropFirst() {
@@ -46,7 +46,7 @@ extension ClusterNode {
 }
 
 extension ColumnNode {
-    package func checkLocalInvariants() {
+    @usableFromInline package func checkLocalInvariants() {
         let expected: Int
         switch storage.layout {
         case .words: expected = storage.words.count
@@ -62,7 +62,7 @@ extension ColumnNode {
 }
 
 extension CollectionNode {
-    package func checkLocalInvariants() {
+    @usableFromInline package func checkLocalInvariants() {
         if isLeaf {
             precondition(elements.count > 0 && elements.count <= CollectionTree.leafCapacity, "collection leaf holds \(elements.count) elements")
             if let mapKeys {

@@ -5,24 +5,24 @@ import Synchronization
 ///
 /// Payload: `u32 table count, u64 schema version`. Children: one table node per table, in creation order.
 @_spi(Engine) public final class GroupNode: TreeNode, @unchecked Sendable {
-    @exclusivity(unchecked) package var tables: [NodeRef<TableNode>]
+    @exclusivity(unchecked) @usableFromInline package var tables: [NodeRef<TableNode>]
     /// The schema version the object layer last stored (see `Realm.Configuration.schemaVersion`).
     package var schemaVersion: UInt64
-    package var isMutable: Bool
-    package var storedSize = 0
+    @usableFromInline package var isMutable: Bool
+    @usableFromInline package var storedSize = 0
     /// A number no other root of this process has had: cached rows name their version's root
     /// by it (comparing references would need them kept alive, and retained on every copy).
-    package let serial = GroupNode.serials.add(1, ordering: .relaxed).newValue
+    @usableFromInline package let serial = GroupNode.serials.add(1, ordering: .relaxed).newValue
 
     private static let serials = Atomic<UInt64>(0)
 
-    package init(tables: [NodeRef<TableNode>] = [], schemaVersion: UInt64 = 0, isMutable: Bool = true) {
+    @usableFromInline package init(tables: [NodeRef<TableNode>] = [], schemaVersion: UInt64 = 0, isMutable: Bool = true) {
         self.tables = tables
         self.schemaVersion = schemaVersion
         self.isMutable = isMutable
     }
 
-    package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> GroupNode {
+    @usableFromInline package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> GroupNode {
         guard image.kind == NodeKind.group.rawValue else { throw DecodeFailure("expected a group node, found kind \(image.kind)") }
         var reader = ByteReader(image.payload)
         guard let count = try? reader.read(UInt32.self), Int(count) == image.children.count,
@@ -33,22 +33,22 @@ import Synchronization
         return GroupNode(tables: image.children.map { NodeRef(offset: $0, source: source) }, schemaVersion: schemaVersion, isMutable: false)
     }
 
-    package func image() -> NodeImage {
+    @usableFromInline package func image() -> NodeImage {
         var writer = ByteWriter(capacity: 12)
         writer.append(UInt32(tables.count))
         writer.append(schemaVersion)
         return NodeImage(kind: NodeKind.group.rawValue, children: tables.map(\.offset), payload: writer.takeBytes())
     }
 
-    package func mutableCopy() -> GroupNode { GroupNode(tables: tables, schemaVersion: schemaVersion, isMutable: true) }
+    @usableFromInline package func mutableCopy() -> GroupNode { GroupNode(tables: tables, schemaVersion: schemaVersion, isMutable: true) }
 
-    package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+    @usableFromInline package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         for table in tables { try body(table) }
     }
 
-    package func childSlots() -> [AnyNodeRef?] { tables }
+    @usableFromInline package func childSlots() -> [AnyNodeRef?] { tables }
 
-    package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+    @usableFromInline package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
         tables.persistChanged(into: &chunk)
     }
 }
@@ -57,17 +57,17 @@ import Synchronization
 ///
 /// Payload: name, kind, next key, row count, then each column's spec.
 /// Children: `[cluster root or 0]`, then one search index root per column (0: no index, or empty).
-package final class TableNode: TreeNode, @unchecked Sendable {
+@usableFromInline package final class TableNode: TreeNode, @unchecked Sendable {
     @exclusivity(unchecked) package var spec: TableSpec {
         didSet { specImage = nil }
     }
-    @exclusivity(unchecked) package var nextKey: Int64
-    @exclusivity(unchecked) package var count: Int
-    @exclusivity(unchecked) package var root: NodeRef<ClusterNode>?
+    @exclusivity(unchecked) @usableFromInline package var nextKey: Int64
+    @exclusivity(unchecked) @usableFromInline package var count: Int
+    @exclusivity(unchecked) @usableFromInline package var root: NodeRef<ClusterNode>?
     /// One search index per column, parallel to `spec.columns` (nil: not indexed, or empty).
     @exclusivity(unchecked) package var indexRoots: [NodeRef<ClusterNode>?]
-    @exclusivity(unchecked) package var isMutable: Bool
-    package var storedSize = 0
+    @usableFromInline @exclusivity(unchecked) package var isMutable: Bool
+    @usableFromInline package var storedSize = 0
     /// The payload as last encoded, with `nextKey` and `count` to be patched in at
     /// `countersOffset` (right after the name and kind): a commit re-encoded the unchanged
     /// spec of every table it touched. Carried across ``mutableCopy()``; dropped when the spec
@@ -85,7 +85,7 @@ package final class TableNode: TreeNode, @unchecked Sendable {
         self.isMutable = isMutable
     }
 
-    package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> TableNode {
+    @usableFromInline package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> TableNode {
         guard image.kind == NodeKind.table.rawValue, !image.children.isEmpty else {
             throw DecodeFailure("expected a table node, found kind \(image.kind)")
         }
@@ -123,7 +123,7 @@ package final class TableNode: TreeNode, @unchecked Sendable {
         }
     }
 
-    package func image() -> NodeImage {
+    @usableFromInline package func image() -> NodeImage {
         let children = [root?.offset ?? 0] + indexRoots.map { $0?.offset ?? 0 }
         if let (cached, at) = specImage {
             var payload = cached
@@ -155,20 +155,20 @@ package final class TableNode: TreeNode, @unchecked Sendable {
         return NodeImage(kind: NodeKind.table.rawValue, children: children, payload: payload)
     }
 
-    package func mutableCopy() -> TableNode {
+    @usableFromInline package func mutableCopy() -> TableNode {
         let copy = TableNode(spec: spec, nextKey: nextKey, count: count, root: root, indexRoots: indexRoots, isMutable: true)
         copy.specImage = specImage
         return copy
     }
 
-    package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+    @usableFromInline package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         if let root { try body(root) }
         for case let index? in indexRoots { try body(index) }
     }
 
-    package func childSlots() -> [AnyNodeRef?] { [root] + indexRoots }
+    @usableFromInline package func childSlots() -> [AnyNodeRef?] { [root] + indexRoots }
 
-    package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+    @usableFromInline package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
         root?.persistIfChanged(into: &chunk)
         for case let index? in indexRoots { index.persistIfChanged(into: &chunk) }
     }
@@ -183,19 +183,19 @@ package final class TableNode: TreeNode, @unchecked Sendable {
 /// Payload: `u8 key encoding, u32 n`, then the keys (and an inner node's counts) as that
 /// encoding says (``KeyEncoding``): a run, packed integers, or plain words (older files).
 /// Children: inner → the child nodes; leaf → the column nodes.
-package final class ClusterNode: TreeNode, @unchecked Sendable {
+@usableFromInline package final class ClusterNode: TreeNode, @unchecked Sendable {
     package let isLeaf: Bool
     // `@exclusivity(unchecked)` here and on the other nodes' fields: every object read and
     // write goes through them, no access to them overlaps another, and the dynamic check cost
     // more than the reads themselves.
-    @exclusivity(unchecked) package var keys: [Int64]
-    @exclusivity(unchecked) package var counts: [Int]
+    @exclusivity(unchecked) @usableFromInline package var keys: [Int64]
+    @exclusivity(unchecked) @usableFromInline package var counts: [Int]
     @exclusivity(unchecked) package var children: [NodeRef<ClusterNode>]
-    @exclusivity(unchecked) package var columns: [NodeRef<ColumnNode>]
-    @exclusivity(unchecked) package var isMutable: Bool
-    package var storedSize = 0
+    @exclusivity(unchecked) @usableFromInline package var columns: [NodeRef<ColumnNode>]
+    @exclusivity(unchecked) @usableFromInline package var isMutable: Bool
+    @usableFromInline package var storedSize = 0
 
-    package init(leafKeys: [Int64], columns: [NodeRef<ColumnNode>], isMutable: Bool = true) {
+    @usableFromInline package init(leafKeys: [Int64], columns: [NodeRef<ColumnNode>], isMutable: Bool = true) {
         isLeaf = true
         keys = leafKeys
         counts = []
@@ -204,7 +204,7 @@ package final class ClusterNode: TreeNode, @unchecked Sendable {
         self.isMutable = isMutable
     }
 
-    package init(innerKeys: [Int64], counts: [Int], children: [NodeRef<ClusterNode>], isMutable: Bool = true) {
+    @usableFromInline package init(innerKeys: [Int64], counts: [Int], children: [NodeRef<ClusterNode>], isMutable: Bool = true) {
         isLeaf = false
         keys = innerKeys
         self.counts = counts
@@ -230,7 +230,7 @@ package final class ClusterNode: TreeNode, @unchecked Sendable {
         case innerPacked = 4
     }
 
-    package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ClusterNode {
+    @usableFromInline package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ClusterNode {
         var reader = ByteReader(image.payload)
         do {
             guard let encoding = KeyEncoding(rawValue: try reader.read(UInt8.self)) else {
@@ -277,14 +277,14 @@ package final class ClusterNode: TreeNode, @unchecked Sendable {
         }
     }
 
-    package func image() -> NodeImage {
+    @usableFromInline package func image() -> NodeImage {
         var writer = ByteWriter(capacity: 24 + keys.count * (isLeaf ? 8 : 16))
         writePayload(into: &writer)
         let kind = isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner
         return NodeImage(kind: kind.rawValue, children: isLeaf ? columns.map(\.offset) : children.map(\.offset), payload: writer.takeBytes())
     }
 
-    package func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+    @usableFromInline package func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
         let kind = isLeaf ? NodeKind.clusterLeaf : NodeKind.clusterInner
         return chunk.appendNode(kind: kind.rawValue, childCount: isLeaf ? columns.count : children.count) { writer in
             if isLeaf {
@@ -329,18 +329,18 @@ package final class ClusterNode: TreeNode, @unchecked Sendable {
         }
     }
 
-    package func mutableCopy() -> ClusterNode {
+    @usableFromInline package func mutableCopy() -> ClusterNode {
         isLeaf ? ClusterNode(leafKeys: keys, columns: columns)
                : ClusterNode(innerKeys: keys, counts: counts, children: children)
     }
 
-    package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+    @usableFromInline package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         if isLeaf { for column in columns { try body(column) } } else { for child in children { try body(child) } }
     }
 
-    package func childSlots() -> [AnyNodeRef?] { isLeaf ? columns : children }
+    @usableFromInline package func childSlots() -> [AnyNodeRef?] { isLeaf ? columns : children }
 
-    package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+    @usableFromInline package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
         if isLeaf {
             columns.persistChanged(into: &chunk)
         } else {
@@ -357,9 +357,9 @@ package final class ClusterNode: TreeNode, @unchecked Sendable {
 /// A column copied from a written one and changed in a single row is written as that change
 /// alone (a column change node, ``NodeKind/columnChange``, on top of the column it was copied
 /// from), not re-imaged whole: see `ColumnNode+Changes.swift`.
-package final class ColumnNode: TreeNode, @unchecked Sendable {
-    @exclusivity(unchecked) package var storage: ColumnStorage
-    @exclusivity(unchecked) package var isMutable: Bool
+@usableFromInline package final class ColumnNode: TreeNode, @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline package var storage: ColumnStorage
+    @usableFromInline @exclusivity(unchecked) package var isMutable: Bool
     /// Bytes of this node's own image in the file.
     private var ownStoredSize = 0
     /// Bytes of the written columns this one's image is a change to (0: a whole image).
@@ -368,20 +368,20 @@ package final class ColumnNode: TreeNode, @unchecked Sendable {
     package var changeDepth = 0
     /// The written column this mutable one was copied from, and where it was written: what
     /// its image may describe a change to. Let go of once the node is written.
-    package var copiedFrom: (node: ColumnNode, offset: UInt64)?
+    @usableFromInline package var copiedFrom: (node: ColumnNode, offset: UInt64)?
 
     /// The bytes the file holds for this column: its own image and any it is a change to.
-    package var storedSize: Int {
+    @usableFromInline package var storedSize: Int {
         get { ownStoredSize + baseStoredSize }
         set { ownStoredSize = newValue }
     }
 
-    package init(storage: ColumnStorage, isMutable: Bool = true) {
+    @usableFromInline package init(storage: ColumnStorage, isMutable: Bool = true) {
         self.storage = storage
         self.isMutable = isMutable
     }
 
-    package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ColumnNode {
+    @usableFromInline package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> ColumnNode {
         if image.kind == NodeKind.columnChange.rawValue { return try decodeChange(image, source: source) }
         guard image.kind == NodeKind.column.rawValue else { throw DecodeFailure("expected a column node, found kind \(image.kind)") }
         var reader = ByteReader(image.payload)
@@ -389,7 +389,7 @@ package final class ColumnNode: TreeNode, @unchecked Sendable {
         return ColumnNode(storage: storage, isMutable: false)
     }
 
-    package func image() -> NodeImage {
+    @usableFromInline package func image() -> NodeImage {
         if let change = imageAsChange() { return change }
         var writer = ByteWriter(capacity: 16 + storage.count * 8)
         storage.encode(into: &writer)
@@ -397,7 +397,7 @@ package final class ColumnNode: TreeNode, @unchecked Sendable {
         return NodeImage(kind: NodeKind.column.rawValue, children: children, payload: writer.takeBytes())
     }
 
-    package func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
+    @usableFromInline package func write(into chunk: inout ChunkBuilder) -> (offset: UInt64, size: Int) {
         if let (baseOffset, edit, row) = changeToWrite() {
             return chunk.appendNode(kind: NodeKind.columnChange.rawValue, childCount: 1) { writer in
                 writer.append(baseOffset)
@@ -411,9 +411,9 @@ package final class ColumnNode: TreeNode, @unchecked Sendable {
         }
     }
 
-    package func mutableCopy() -> ColumnNode { ColumnNode(storage: storage) }
+    @usableFromInline package func mutableCopy() -> ColumnNode { ColumnNode(storage: storage) }
 
-    package func mutableCopy(writtenAt offset: UInt64) -> ColumnNode {
+    @usableFromInline package func mutableCopy(writtenAt offset: UInt64) -> ColumnNode {
         let copy = ColumnNode(storage: storage)
         if offset != 0, storage.layout != .collections { copy.copiedFrom = (self, offset) }
         return copy
@@ -423,13 +423,13 @@ package final class ColumnNode: TreeNode, @unchecked Sendable {
     @inline(__always)
     package func value(at row: Int) -> Value { storage.value(at: row) }
 
-    package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+    @usableFromInline package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         for case let root? in storage.collections { try body(root) }
     }
 
-    package func childSlots() -> [AnyNodeRef?] { storage.layout == .collections ? storage.collections : [] }
+    @usableFromInline package func childSlots() -> [AnyNodeRef?] { storage.layout == .collections ? storage.collections : [] }
 
-    package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+    @usableFromInline package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
         for case let root? in storage.collections { root.persistIfChanged(into: &chunk) }
     }
 }
@@ -445,10 +445,10 @@ package final class CollectionNode: TreeNode, @unchecked Sendable {
     package var mapKeys: [String]?
     package var counts: [Int]
     package var children: [NodeRef<CollectionNode>]
-    package var isMutable: Bool
-    package var storedSize = 0
+    @usableFromInline package var isMutable: Bool
+    @usableFromInline package var storedSize = 0
 
-    package init(elements: ColumnStorage, mapKeys: [String]?, isMutable: Bool = true) {
+    @usableFromInline package init(elements: ColumnStorage, mapKeys: [String]?, isMutable: Bool = true) {
         isLeaf = true
         self.elements = elements
         self.mapKeys = mapKeys
@@ -457,7 +457,7 @@ package final class CollectionNode: TreeNode, @unchecked Sendable {
         self.isMutable = isMutable
     }
 
-    package init(counts: [Int], children: [NodeRef<CollectionNode>], elementType: ColumnType, isMutable: Bool = true) {
+    @usableFromInline package init(counts: [Int], children: [NodeRef<CollectionNode>], elementType: ColumnType, isMutable: Bool = true) {
         isLeaf = false
         elements = ColumnStorage(elementType: elementType, nullable: false)
         mapKeys = nil
@@ -468,7 +468,7 @@ package final class CollectionNode: TreeNode, @unchecked Sendable {
 
     package var elementCount: Int { isLeaf ? elements.count : counts.reduce(0, +) }
 
-    package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> CollectionNode {
+    @usableFromInline package static func decode(_ image: NodeImage, source: StorageFile) throws(DecodeFailure) -> CollectionNode {
         var reader = ByteReader(image.payload)
         do {
             let isLeaf = try reader.read(UInt8.self) != 0
@@ -502,7 +502,7 @@ package final class CollectionNode: TreeNode, @unchecked Sendable {
         }
     }
 
-    package func image() -> NodeImage {
+    @usableFromInline package func image() -> NodeImage {
         var writer = ByteWriter(capacity: 16 + elements.count * 8)
         writer.append(UInt8(isLeaf ? 1 : 0))
         writer.append(UInt8(mapKeys == nil ? 0 : 1))
@@ -518,18 +518,18 @@ package final class CollectionNode: TreeNode, @unchecked Sendable {
         return NodeImage(kind: NodeKind.collectionInner.rawValue, children: children.map(\.offset), payload: writer.takeBytes())
     }
 
-    package func mutableCopy() -> CollectionNode {
+    @usableFromInline package func mutableCopy() -> CollectionNode {
         isLeaf ? CollectionNode(elements: elements, mapKeys: mapKeys)
                : CollectionNode(counts: counts, children: children, elementType: elements.type)
     }
 
-    package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
+    @usableFromInline package func forEachChild(_ body: (AnyNodeRef) throws -> Void) rethrows {
         for child in children { try body(child) }
     }
 
-    package func childSlots() -> [AnyNodeRef?] { children }
+    @usableFromInline package func childSlots() -> [AnyNodeRef?] { children }
 
-    package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
+    @usableFromInline package func persistChangedChildren(into chunk: inout ChunkBuilder?) {
         children.persistChanged(into: &chunk)
     }
 }

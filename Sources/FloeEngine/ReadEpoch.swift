@@ -8,19 +8,19 @@ import Synchronization
 ///
 /// Value writes into a leaf the write transaction already owns do not move it: every row
 /// cached in that leaf reads the new values in place.
-package final class ReadEpoch: Sendable {
-    private let counter = Atomic<UInt64>(0)
+@usableFromInline package final class ReadEpoch: Sendable {
+    @usableFromInline let counter = Atomic<UInt64>(0)
 
     /// One that never moves, for frozen versions (their rows never change).
     package static let unchanging = ReadEpoch()
 
     /// The counter now. Loaded before a full check of a cached row: anything that happens
     /// after the load moves the counter past the value the check is stamped with.
-    @inline(__always)
+    @inlinable @inline(__always)
     package var current: UInt64 { counter.load(ordering: .acquiring) }
 
     /// Moves the counter, after the change that may leave cached rows stale has taken effect.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func advance() {
         counter.add(1, ordering: .releasing)
     }

@@ -6,20 +6,21 @@
 ///
 /// A position is valid for the reader it was found in while that reader's root and mutation
 /// count stay the same (always, for a snapshot); ``isValid(for:)`` says so.
-package struct RowPosition {
+@usableFromInline package struct RowPosition {
     /// The object's key.
-    package private(set) var key: Int64
-    private let leaf: ClusterNode
-    private var row: Int
+    @usableFromInline package internal(set) var key: Int64
+    @usableFromInline let leaf: ClusterNode
+    @usableFromInline var row: Int
     /// The ``GroupNode/serial`` of the version's root (a number, not a reference: copies of a
     /// position retain only its leaf).
-    private let group: UInt64
-    private var mutationCount: Int
-    private let rowLayoutCount: Int
+    @usableFromInline let group: UInt64
+    @usableFromInline var mutationCount: Int
+    @usableFromInline let rowLayoutCount: Int
     /// The store's read epoch under which this row was found current (see ``ReadEpoch``).
-    package private(set) var epoch: UInt64
+    @usableFromInline package internal(set) var epoch: UInt64
 
-    fileprivate init(leaf: ClusterNode, row: Int, group: UInt64, mutationCount: Int, rowLayoutCount: Int, epoch: UInt64) {
+    @usableFromInline
+    init(leaf: ClusterNode, row: Int, group: UInt64, mutationCount: Int, rowLayoutCount: Int, epoch: UInt64) {
         key = leaf.keys[row]
         self.leaf = leaf
         self.row = row
@@ -44,21 +45,21 @@ package struct RowPosition {
     }
 
     /// ``isValid(for:)`` for a snapshot, without an existential.
-    @inline(__always)
-    package func isValid(in snapshot: Snapshot) -> Bool {
+    @_spi(Engine) @inlinable @inline(__always)
+    public func isValid(in snapshot: Snapshot) -> Bool {
         group == snapshot.group.serial && mutationCount == 0
     }
 
     /// ``isValid(for:)`` for a write transaction, without an existential.
-    @inline(__always)
-    package func isValid(in transaction: WriteTransaction) -> Bool {
+    @_spi(Engine) @inlinable @inline(__always)
+    public func isValid(in transaction: WriteTransaction) -> Bool {
         group == transaction.group.serial
             && (mutationCount == transaction.mutationCount || (rowLayoutCount == transaction.rowLayoutCount && leaf.isMutable))
     }
 
     /// Becomes `other` when both sit in the same leaf of the same version, without touching
     /// the leaf's reference count (a walk re-points one object row after row); false otherwise.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func moveInLeaf(to other: RowPosition) -> Bool {
         guard leaf === other.leaf, group == other.group, mutationCount == other.mutationCount,
               rowLayoutCount == other.rowLayoutCount else { return false }
@@ -71,6 +72,7 @@ package struct RowPosition {
     /// Becomes the row of object `key` when it sits in the same leaf; false otherwise. In a
     /// leaf whose keys run without gaps (objects added in key order, as with `Int` primary
     /// keys) the key is at its distance from the first key; otherwise a binary search finds it.
+    @inlinable
     package mutating func moveInLeaf(toKey key: Int64) -> Bool {
         let found = leaf.keys.withUnsafeBufferPointer { keys -> Int? in
             guard let first = keys.first, let last = keys.last, first <= key, key <= last else { return nil }
@@ -90,7 +92,7 @@ package struct RowPosition {
     }
 
     /// ``moveInLeaf(to:)`` given the other row's parts: no position is built.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func moveInLeaf(_ leaf: ClusterNode, row: Int, key: Int64, group: UInt64, mutationCount: Int, rowLayoutCount: Int,
                              epoch: UInt64) -> Bool {
         guard self.leaf === leaf, self.group == group, self.mutationCount == mutationCount,
@@ -109,7 +111,7 @@ package struct RowPosition {
     }
 
     /// ``moveToSuccessor(holding:in:)`` given what it compares of the transaction.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func moveToSuccessor(holding key: Int64, in writing: WriteRows) -> Bool {
         let next = row + 1
         // The keys are read in a closure that only reads them: no retain of the array.
@@ -125,7 +127,7 @@ package struct RowPosition {
     /// The row when this position is a row of the leaf `leaf` (by identity) of the version
     /// with root serial `group`, found under row layout `rowLayoutCount`; nil otherwise. No
     /// reference counting: the leaf is compared, not handed out.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func row(inLeaf leaf: ObjectIdentifier, group: UInt64, rowLayoutCount: Int) -> Int? {
         ObjectIdentifier(self.leaf) == leaf && self.group == group && self.rowLayoutCount == rowLayoutCount ? row : nil
     }
@@ -150,20 +152,20 @@ package struct RowPosition {
 
     /// ``word(ofColumn:type:)`` of a position read where it is stored (`inout`: not copied,
     /// so its leaf is not retained).
-    @inline(__always)
-    package static func word(at position: inout RowPosition, ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
+    @_spi(Engine) @inlinable @inline(__always)
+    public static func word(at position: inout RowPosition, ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
         position.word(ofColumn: column, type: type)
     }
 
     /// ``string(ofColumn:)`` of a position read where it is stored.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func string(at position: inout RowPosition, ofColumn column: Int) -> (string: String, isNull: Bool)? {
         position.string(ofColumn: column)
     }
 
     /// A one-word value of `type` (int, bool, double, float, timestamp, link), with whether it is null.
-    @inline(__always)
-    package func word(ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
+    @_spi(Engine) @inlinable @inline(__always)
+    public func word(ofColumn column: Int, type: ColumnType) -> (word: UInt64, isNull: Bool)? {
         // Nothing retained on the way: the position holds its leaf, the leaf its column
         // references, and each reference its resident node.
         let rows = leaf.keys.count
@@ -178,7 +180,7 @@ package struct RowPosition {
     }
 
     /// A string value, with whether it is null.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func string(ofColumn column: Int) -> (string: String, isNull: Bool)? {
         // Unretained like ``word(ofColumn:type:)``; only the string itself is copied out.
         let rows = leaf.keys.count
@@ -195,8 +197,8 @@ package struct RowPosition {
     /// loaded). The reference is taken from the leaf's array in a closure that only reads
     /// it, and its resident node is loaded after: an atomic load inside the array's closure
     /// would make the compiler retain the array around it, on every typed read.
-    @inline(__always)
-    private func residentColumn(_ column: Int) -> Unmanaged<ColumnNode>? {
+    @inlinable @inline(__always)
+    func residentColumn(_ column: Int) -> Unmanaged<ColumnNode>? {
         let reference = leaf.columns.withUnsafeBufferPointer { references -> Unmanaged<NodeRef<ColumnNode>>? in
             guard column >= 0, column < references.count else { return nil }
             return Unmanaged.passUnretained(references[column])
@@ -209,14 +211,14 @@ package struct RowPosition {
 /// What a step of a walk inside a write compares a row's position with, read from the open
 /// transaction once per step (its root's serial, row layout, mutation count and read epoch):
 /// a plain value, so nothing retains the transaction on the way.
-package struct WriteRows {
-    package let group: UInt64
-    package let rowLayoutCount: Int
-    package let mutationCount: Int
-    package let epoch: UInt64
+@usableFromInline package struct WriteRows {
+    @usableFromInline package let group: UInt64
+    @usableFromInline package let rowLayoutCount: Int
+    @usableFromInline package let mutationCount: Int
+    @usableFromInline package let epoch: UInt64
 
-    @inline(__always)
-    package init(_ transaction: WriteTransaction) {
+    @_spi(Engine) @inlinable @inline(__always)
+    public init(_ transaction: WriteTransaction) {
         group = transaction.group.serial
         rowLayoutCount = transaction.rowLayoutCount
         mutationCount = transaction.mutationCount
@@ -229,19 +231,19 @@ package struct WriteRows {
 /// ``step()`` moves to the next row without building a ``RowPosition`` (which retains its
 /// leaf): a walk that re-points one object moves that object's position within the leaf
 /// (``move(_:)``) and builds a position only when the walk enters another leaf.
-package struct RowCursor {
-    private let leaves: [ClusterNode]
-    private let group: UInt64
-    private let mutationCount: Int
-    private let rowLayoutCount: Int
-    private let epoch: UInt64
+@usableFromInline package struct RowCursor {
+    @usableFromInline let leaves: [ClusterNode]
+    @usableFromInline let group: UInt64
+    @usableFromInline let mutationCount: Int
+    @usableFromInline let rowLayoutCount: Int
+    @usableFromInline let epoch: UInt64
     /// The leaf the cursor is in (nil before the first step and after the last).
-    private var leaf: ClusterNode?
+    @usableFromInline var leaf: ClusterNode?
     /// `leaf`'s keys, held by the cursor so that a step loads one key.
-    private var keys: [Int64] = []
-    private var leafIndex = -1
+    @usableFromInline var keys: [Int64] = []
+    @usableFromInline var leafIndex = -1
     /// The row `step()` answered last.
-    package private(set) var row = -1
+    @usableFromInline package internal(set) var row = -1
 
     fileprivate init(leaves: [ClusterNode], reader: any VersionReading) {
         self.leaves = leaves
@@ -252,6 +254,7 @@ package struct RowCursor {
     }
 
     /// No rows at all.
+    @inlinable
     package init() {
         leaves = []
         group = 0
@@ -264,7 +267,7 @@ package struct RowCursor {
     package static func empty(_ reader: any VersionReading) -> RowCursor { RowCursor() }
 
     /// Moves to the next row and answers its key, or nil after the last.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func step() -> Int64? {
         if row + 1 < keys.count {
             row += 1
@@ -273,7 +276,8 @@ package struct RowCursor {
         return stepToNextLeaf()
     }
 
-    private mutating func stepToNextLeaf() -> Int64? {
+    @usableFromInline
+    mutating func stepToNextLeaf() -> Int64? {
         while leafIndex + 1 < leaves.count {
             leafIndex += 1
             keys = leaves[leafIndex].keys
@@ -290,16 +294,18 @@ package struct RowCursor {
     }
 
     /// The key of the row ``step()`` answered last (nil before the first step and after the last).
+    @inlinable
     package var key: Int64? { leaf == nil ? nil : keys[row] }
 
     /// The position of the row ``step()`` answered last.
+    @inlinable
     package var position: RowPosition {
         RowPosition(leaf: leaf!, row: row, group: group, mutationCount: mutationCount, rowLayoutCount: rowLayoutCount, epoch: epoch)
     }
 
     /// Moves `position` to the row ``step()`` answered last when `position` is a row of the
     /// same leaf of the same version (no reference counting: the leaf stays); false otherwise.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func move(_ position: inout RowPosition) -> Bool {
         guard let leaf else { return false }
         return position.moveInLeaf(leaf, row: row, key: keys[row], group: group, mutationCount: mutationCount,
@@ -307,6 +313,7 @@ package struct RowCursor {
     }
 
     /// The next row's position, or nil after the last.
+    @inlinable
     package mutating func next() -> RowPosition? {
         guard step() != nil else { return nil }
         return position

@@ -150,7 +150,7 @@ import Synchronization
     public var currentVersion: UInt64 { publishedVersion.load(ordering: .acquiring) }
     private let publishedVersion = Atomic<UInt64>(0)
     /// Moves whenever a row cached by a managed object may have gone stale (see ``ReadEpoch``).
-    package let readEpoch = ReadEpoch()
+    @usableFromInline package let readEpoch = ReadEpoch()
 
     package var isClosed: Bool { state.withLock { $0.isClosed } }
 

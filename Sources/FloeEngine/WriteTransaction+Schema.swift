@@ -8,8 +8,8 @@
     public func createTable(_ spec: TableSpec) throws(FloeError) -> TableHandle {
         try requireOpen()
         try spec.validate()
-        mutationCount &+= 1
-        rowLayoutCount &+= 1
+        _mutationCount &+= 1
+        _rowLayoutCount &+= 1
         store.readEpoch.advance()
         if try tableIfPresent(named: spec.name) != nil { throw .duplicateTable(name: spec.name) }
         group.tables.append(NodeRef(TableNode(spec: spec)))
@@ -52,8 +52,8 @@
     public func removeTable(_ table: TableHandle) throws(FloeError) {
         try requireOpen()
         let node = try tableNode(table)
-        mutationCount &+= 1
-        rowLayoutCount &+= 1
+        _mutationCount &+= 1
+        _rowLayoutCount &+= 1
         store.readEpoch.advance()
         context.drop(group.tables[table.index])
         context.drop(node.root)

@@ -17,60 +17,64 @@
 /// ```
 @_spi(Engine) public final class WriteTransaction: VersionReading {
     /// Strings and binary values (and map keys) larger than this are refused.
-    public static let maximumValueSize = FloeError.maximumValueSize
+    @inlinable public static var maximumValueSize: Int { FloeError.maximumValueSize }
 
-    package let store: Store
+    @_spi(Engine) public let store: Store
     /// The version this transaction started from.
     public let baseVersion: UInt64
     // `@exclusivity(unchecked)` on the state every write touches: no access overlaps another.
     @exclusivity(unchecked) public internal(set) var group: GroupNode
     package let context = WriteContext()
-    @exclusivity(unchecked) package private(set) var isOpen = true
+    @exclusivity(unchecked) @usableFromInline package internal(set) var isOpen = true
     /// Bumped by every change (see ``VersionReading/mutationCount``).
-    @exclusivity(unchecked) public internal(set) var mutationCount = 0
+    @inlinable public var mutationCount: Int { _mutationCount }
+    /// ``mutationCount``'s storage, written by the fast lane's inlined writes too.
+    @exclusivity(unchecked) @_spi(Engine) public var _mutationCount = 0
     /// Bumped by every change that may move rows between leaves or replace a leaf this
     /// transaction already owns (everything but a value written in place): a position in a
     /// leaf the transaction owns stays valid while this stays the same.
-    @exclusivity(unchecked) public internal(set) var rowLayoutCount = 0
+    @inlinable public var rowLayoutCount: Int { _rowLayoutCount }
+    /// ``rowLayoutCount``'s storage, written by the inlined typed append too.
+    @exclusivity(unchecked) @_spi(Engine) public var _rowLayoutCount = 0
     /// What this transaction inserted, deleted and wrote, for change observers (appended per
     /// change, turned into a ``ChangeSet`` at commit only when someone observes).
-    @exclusivity(unchecked) package var changeLog = ChangeLog()
+    @exclusivity(unchecked) @usableFromInline package var changeLog = ChangeLog()
     /// Where the fast lanes (``WriteTransaction+InPlace.swift``) left off: valid while the
     /// counts they were left with still show.
-    package struct FastPaths {
+    @usableFromInline package struct FastPaths {
         /// The column ``writeWordInPlace(_:isNull:type:inTable:column:at:)`` last found plain, and
         /// the `rowLayoutCount` it was found under (a structure change moves it).
         package var plainColumn = PlainColumn(table: -1, column: -1, type: .int, isNullable: false, layoutCount: -1)
         /// Where the last in-place write went (see ``writeWordToLastTarget(_:isNull:type:column:at:)``):
         /// valid while ``mutationCount`` still shows the value it was left with, that is while no
         /// change but in-place writes through it has happened since.
-        package var cellTarget: CellTarget?
+        @usableFromInline package var cellTarget: CellTarget?
         /// Where the last insert at a table's end went (see ``AppendCursor``).
-        package var appendCursor: AppendCursor?
+        @usableFromInline package var appendCursor: AppendCursor?
     }
 
     /// Where the last insert into a table went, when it went at the table's end: the rightmost
     /// leaf and the inner nodes above it, all owned by this transaction. Valid while nothing
     /// but inserts at the end has changed the row layout since (``rowLayoutCount``): the next
     /// insert of a larger key appends to the leaf in place, without a descent from the root.
-    package struct AppendCursor {
-        package let table: TableNode
-        package let root: NodeRef<ClusterNode>
-        package let leaf: ClusterNode
+    @usableFromInline package struct AppendCursor {
+        @usableFromInline package let table: TableNode
+        @usableFromInline package let root: NodeRef<ClusterNode>
+        @usableFromInline package let leaf: ClusterNode
         /// The inner nodes from the root down to the leaf's parent; the leaf is each one's last child.
-        package let path: [ClusterNode]
+        @usableFromInline package let path: [ClusterNode]
         /// ``rowLayoutCount`` right after the insert that left the cursor.
-        package var rowLayout: Int
+        @usableFromInline package var rowLayout: Int
         /// The leaf's column nodes, all owned by this transaction, with room for a full leaf:
         /// set by the first typed append into the leaf (``appendTypedRow(_:key:_:)``).
         /// Unretained: `leaf`, held here, holds them (a column node is replaced only by a
         /// change that moves the row layout, which retires the cursor).
-        package var columns: [Unmanaged<ColumnNode>]? = nil
+        @usableFromInline package var columns: [Unmanaged<ColumnNode>]? = nil
     }
-    @exclusivity(unchecked) package var fastPaths = FastPaths()
+    @exclusivity(unchecked) @usableFromInline package var fastPaths = FastPaths()
     /// Bumped by every change to a table's columns or to the set of tables (a typed append
     /// layout checked under another generation is checked again).
-    @exclusivity(unchecked) package var schemaGeneration = 0
+    @exclusivity(unchecked) @usableFromInline package var schemaGeneration = 0
 
     /// Rows found now are current until the store's epoch moves (only this writer moves it).
     public var positionEpoch: UInt64 { store.readEpoch.current }
@@ -170,8 +174,8 @@
     /// into a leaf the transaction already owns, so every cached row stays valid (see ``ReadEpoch``).
     package func mutableTable(_ table: TableHandle, movingRows: Bool = true, keepingLeaves: Bool = false) throws(FloeError) -> TableNode {
         _ = try tableNode(table)
-        mutationCount &+= 1
-        if movingRows { rowLayoutCount &+= 1 }
+        _mutationCount &+= 1
+        if movingRows { _rowLayoutCount &+= 1 }
         if !keepingLeaves { store.readEpoch.advance() }
         let (ref, node) = try context.mutable(group.tables[table.index])
         group.tables[table.index] = ref

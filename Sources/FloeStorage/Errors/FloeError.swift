@@ -341,7 +341,7 @@ public enum FloeError: Error, Sendable, Equatable, CustomStringConvertible, Loca
 
 extension FloeError {
     /// The most bytes a string or binary value, or a map key, may hold: 16 MiB.
-    package static let maximumValueSize = 16 * 1024 * 1024
+    @inlinable package static var maximumValueSize: Int { 16 * 1024 * 1024 }
 
     /// A string quoted for a message, cut to its first characters when long.
     package static func shortened(_ string: String) -> String {

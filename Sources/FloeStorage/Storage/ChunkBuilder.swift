@@ -4,7 +4,7 @@
 /// `start` in one piece; so parents can be encoded right after their children.
 /// Compaction streams very large chunks: it takes the buffered bytes out as it goes
 /// (``takeBufferedBytes()``) so that memory stays bounded.
-package struct ChunkBuilder {
+@usableFromInline package struct ChunkBuilder {
     package let start: UInt64
     package private(set) var writer: ByteWriter
     private var headerChecksum = CRC32C()

@@ -16,7 +16,7 @@
 /// 16  child refs         u64 × child count  (0 = no child)
 /// ..  payload            payload length bytes, then zero padding to a multiple of 8
 /// ```
-package struct NodeImage: Equatable {
+@usableFromInline package struct NodeImage: Equatable {
     package static let headerSize = 16
     package static let magic: UInt16 = 0xF10E
     /// Nodes larger than this are refused on read as corrupt.

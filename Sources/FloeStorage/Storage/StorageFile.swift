@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Reads are thread-safe and lock-free (positional reads of bytes that never change
 /// once written). Appends are serialized by the caller: the engine's single writer.
-package final class StorageFile: @unchecked Sendable {
+@usableFromInline package final class StorageFile: @unchecked Sendable {
     // @unchecked: `lastCommit` and `hintSequence` change only inside
     // `append`, which the engine calls from its one writer at a time.
     package let path: String
