@@ -1,28 +1,56 @@
 #!/usr/bin/env python3
-"""Fails when a file in a lower folder of Sources/Floe names a type declared in a higher one,
-or when Sources/FloeSync imports SPI other than the realm's `@_spi(Sync)`.
+"""Checks the floors of Docs/Architecture.md in the library's three targets.
 
-The folders, lowest first, are the layers of Docs/Architecture.md. Only top-level
-declarations count as a layer's types (nested names such as `Iterator` are everyone's).
-Comments and string literals are ignored. Usage: Scripts/check-layers.py [Sources/Floe]
+Fails when
+- a file on a lower floor names a type declared on a higher one (only top-level declarations
+  count as a floor's types; nested names such as `Iterator` are everyone's),
+- a file imports a target that is not below its own (FloeStorage imports no Floe target,
+  FloeEngine only FloeStorage),
+- a source is cast to its implementation outside Mapping/ObjectSource+Implementations.swift,
+- a file above the engine (the `Floe` target, and `FloeSync` and the `floe` tool on it)
+  reaches past what the engine's types declare: an `Unmanaged<T>` or `unowned(unsafe)` of a
+  type `T` declared in FloeStorage or FloeEngine, or a downcast (`as?`, `as!`, `is`) to a class
+  or protocol declared there; or names the fast lane (the engine's `RowFastLane` and the
+  unretained holds it works with, LANE_NAMES) outside the files in FAST_LANE (see
+  Docs/Architecture.md, "The fast lane").
+- a file of FloeSync imports SPI other than the realm's `@_spi(Sync)`, or an engine target.
+Comments and string literals are ignored. Usage: Scripts/check-layers.py [repository root]
 """
 import os
 import re
 import sys
 
-# Floors, lowest first; the folders of one floor may name each other's types (see
-# Docs/Architecture.md for why Model and Schema share one). Errors and Locking are the floor every layer
-# stands on.
-FLOORS = [["Errors", "Locking", "Geo"], ["Storage"], ["Engine"], ["Model", "Schema"], ["Collections"], ["Mapping"],
-          ["Query"], ["Results"], ["Realm"], ["Changes"], ["Projection"]]
-LAYERS = {folder: level for level, floor in enumerate(FLOORS) for folder in floor}
+# Targets, lowest first: each folder of a target is a floor's, or the whole target is one
+# floor's (None). The folders of one floor may name each other's types (see
+# Docs/Architecture.md for why Model and Schema share one); Errors, Locking and Geo are the
+# floor every layer stands on.
+TARGETS = [
+    ("FloeStorage", {"Errors": 0, "Locking": 0, "Storage": 1}),
+    ("FloeEngine", {None: 2}),
+    ("Floe", {"Geo": 0, "Model": 3, "Schema": 3, "Collections": 4, "Mapping": 5, "Query": 6, "Results": 7,
+              "Realm": 8, "Changes": 9, "Projection": 10}),
+]
+FLOOR_NAMES = {0: "Errors/Locking/Geo", 1: "Storage", 2: "Engine", 3: "Model/Schema", 4: "Collections",
+               5: "Mapping", 6: "Query", 7: "Results", 8: "Realm", 9: "Changes", 10: "Projection"}
+LOW_TARGETS = {"FloeStorage", "FloeEngine"}
+# Targets above the library's floors, checked for reaches into the engine only.
+ABOVE = ["FloeSync", "floe"]
+# The fast lane: the engine's one protocol for reading and writing a row in place, and the
+# unretained holds of the read epoch and the open write transaction it works with. Only the
+# files in FAST_LANE (the managed object's link to its row, which adopts the protocol) name them.
+LANE_NAMES = {"RowFastLane", "LaneEpoch", "LaneWriter"}
+FAST_LANE = {os.path.join("Sources", "Floe", "Model", "ObjectBinding.swift")}
 
 DECLARATION = re.compile(
     r"^(?:@[\w()., ]+\s+)*(?:(?:public|internal|package|private|fileprivate|final|open|indirect)\s+)*"
-    r"(?:class|struct|enum|protocol|actor|typealias)\s+(\w+)")
+    r"(class|struct|enum|protocol|actor|typealias)\s+(\w+)")
 IDENTIFIER = re.compile(r"\b[A-Z_]\w*\b")
 GENERICS = re.compile(r"(?:struct|class|enum|actor|protocol|typealias|func|init|subscript)\s*[\w`]*\s*<([^>]*)>")
 ASSOCIATED = re.compile(r"\bassociatedtype\s+(\w+)")
+IMPORT = re.compile(r"^\s*(?:@[\w()]+\s+)*import\s+(?:(?:enum|struct|class|protocol|typealias|func|var|let)\s+)?(\w+)")
+UNMANAGED = re.compile(r"\bUnmanaged\s*<\s*(\w+)")
+UNOWNED = re.compile(r"\bunowned\s*\(\s*unsafe\s*\)\s+(?:let|var)\s+\w+\s*:\s*(\w+)")
+DOWNCAST = re.compile(r"(?:\bas\s*[?!]|\bis)\s+(?:any\s+)?(\w+)")
 # The ports' implementations are told apart in one file (Docs/Architecture.md, "Ports below"):
 # a cast of a source to `ObjectContext` or `FrozenSource` anywhere else is refused.
 SOURCE_CAST = re.compile(r"\b(?:as[?!]?|is)\s+(?:ObjectContext|FrozenSource)\b")
@@ -51,50 +79,90 @@ def strip(source):
     return lines
 
 
+def swift_files(base):
+    for directory, subdirectories, names in os.walk(base):
+        subdirectories[:] = sorted(name for name in subdirectories if not name.endswith(".docc"))
+        for name in sorted(names):
+            if name.endswith(".swift"):
+                yield directory, os.path.join(directory, name)
+
+
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else "Sources/Floe"
-    files = {}
-    for folder in sorted(os.listdir(root)):
-        path = os.path.join(root, folder)
-        if not os.path.isdir(path) or folder.endswith(".docc"):
-            continue  # the documentation catalog holds no Swift
-        if folder not in LAYERS:
-            print(f"check-layers: {path} is not a known layer; add it to LAYERS in {sys.argv[0]}")
-            return 1
-        for directory, _, names in os.walk(path):
-            for name in names:
-                if name.endswith(".swift"):
-                    with open(os.path.join(directory, name), encoding="utf-8") as handle:
-                        files[os.path.join(directory, name)] = (folder, strip(handle.read()))
-    owner = {}
-    for path, (folder, lines) in files.items():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    files = {}   # path -> (target, floor, lines); floor None: a target above the floors
+    for target, floors in TARGETS:
+        base = os.path.join(root, "Sources", target)
+        for directory, path in swift_files(base):
+            relative = os.path.relpath(directory, base)
+            folder = None if relative == "." else relative.split(os.sep)[0]
+            if None in floors:
+                floor = floors[None]
+            elif folder in floors:
+                floor = floors[folder]
+            else:
+                print(f"check-layers: {directory} is not a known floor; add it to TARGETS in {sys.argv[0]}")
+                return 1
+            with open(path, encoding="utf-8") as handle:
+                files[os.path.relpath(path, root)] = (target, floor, strip(handle.read()))
+    for target in ABOVE:
+        for _, path in swift_files(os.path.join(root, "Sources", target)):
+            with open(path, encoding="utf-8") as handle:
+                files[os.path.relpath(path, root)] = (target, None, strip(handle.read()))
+    owner = {}   # type name -> (target, floor, kind)
+    for path, (target, floor, lines) in files.items():
+        if floor is None:
+            continue
         for line in lines:
-            match = DECLARATION.match(line)
+            match = None if IMPORT.match(line) else DECLARATION.match(line)
             if match:
-                owner.setdefault(match.group(1), folder)
+                owner.setdefault(match.group(2), (target, floor, match.group(1)))
+    order = [target for target, _ in TARGETS]
     violations = 0
-    for path, (folder, lines) in sorted(files.items()):
-        level = LAYERS[folder]
+
+    def report(message):
+        nonlocal violations
+        print(message)
+        violations += 1
+
+    for path, (target, floor, lines) in sorted(files.items()):
         own = local_names(lines)
         for number, line in enumerate(lines, 1):
-            for name in sorted(set(IDENTIFIER.findall(line)) - own):
-                above = owner.get(name)
-                if above and LAYERS[above] > level:
-                    print(f"{path}:{number}: {folder}/ names {name}, declared in {above}/ above it")
-                    violations += 1
-            if SOURCE_CAST.search(line) and not path.endswith(SOURCE_CAST_HOME):
-                print(f"{path}:{number}: casts a source to its implementation; ask `liveContext` or `frozenVersion` ({SOURCE_CAST_HOME})")
-                violations += 1
-    violations += check_sync_client(os.path.join(os.path.dirname(root.rstrip("/")) or ".", "FloeSync"))
+            where = f"{path}:{number}"
+            imported = IMPORT.match(line)
+            if imported:   # names a module (and what it re-exports), not a type of a floor
+                if floor is not None and imported.group(1) in order and order.index(imported.group(1)) >= order.index(target):
+                    report(f"{where}: {target} imports {imported.group(1)}, which is not below it")
+                continue
+            names = set(IDENTIFIER.findall(line)) - own
+            if floor is not None:
+                for name in sorted(names):
+                    above = owner.get(name)
+                    if above and above[1] > floor:
+                        report(f"{where}: {FLOOR_NAMES[floor]} names {name}, declared on {FLOOR_NAMES[above[1]]} above it")
+                if SOURCE_CAST.search(line) and not path.endswith(SOURCE_CAST_HOME):
+                    report(f"{where}: casts a source to its implementation; ask `liveContext` or `frozenVersion` ({SOURCE_CAST_HOME})")
+            if target in LOW_TARGETS:
+                continue
+            for pattern, what, kinds in [(DOWNCAST, "a downcast to", {"class", "protocol", "actor"}),
+                                         (UNMANAGED, "Unmanaged of", None), (UNOWNED, "unowned(unsafe) of", None)]:
+                for name in pattern.findall(line):
+                    if name in owner and owner[name][0] in LOW_TARGETS and (kinds is None or owner[name][2] in kinds):
+                        report(f"{where}: {what} {name}, an engine type (the fast lane's unretained holds are the engine's: {', '.join(sorted(LANE_NAMES - {'RowFastLane'}))})")
+            if path not in FAST_LANE:
+                for name in sorted(names & LANE_NAMES):
+                    report(f"{where}: names {name}, the engine's fast lane, outside {', '.join(sorted(FAST_LANE))}")
+    violations += check_sync_client(os.path.join(root, "Sources", "FloeSync"))
     if violations:
         print(f"check-layers: {violations} violations")
         return 1
-    print(f"check-layers: {len(files)} files, no upward references")
+    print(f"check-layers: {len(files)} files in {len(TARGETS)} targets and {len(ABOVE)} above them, no upward references, "
+          f"no reach into the engine outside the fast lane, FloeSync through the realm's Sync SPI alone")
     return 0
 
 
 def check_sync_client(root):
-    """The sync client works through the realm's sync SPI alone: it imports no engine SPI."""
+    """The sync client works through the realm's sync SPI alone: it imports no engine SPI and
+    neither engine target."""
     violations = 0
     if not os.path.isdir(root):
         return 0
@@ -103,8 +171,8 @@ def check_sync_client(root):
             continue
         with open(os.path.join(root, name), encoding="utf-8") as handle:
             for number, line in enumerate(strip(handle.read()), 1):
-                if re.search(r"@_spi\((?!Sync\))", line):
-                    print(f"{os.path.join(root, name)}:{number}: FloeSync imports SPI other than the realm's Sync SPI")
+                if re.search(r"@_spi\((?!Sync\))", line) or re.search(r"\bimport\s+(FloeEngine|FloeStorage)\b", line):
+                    print(f"{os.path.join(root, name)}:{number}: FloeSync reaches past the realm's Sync SPI")
                     violations += 1
     return violations
 

@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // libFuzzer target: any bytes as a Floe file. Opening, verifying and reading everything must
 // end in a value or a FloeError: never a crash, a hang or an unbounded allocation.

@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// A model for the demo.
 final class Dog: Object {

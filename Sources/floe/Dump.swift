@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// `floe dump`: objects as JSON, one object per line inside a JSON object keyed by class, or
 /// (`--jsonl`) one JSON object per line. Embedded objects are written inside their owners, so

@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Why `floe import` refused its input: each names the line and, where there is one, the
 /// property (a path such as `Person.address.city` inside embedded objects) and the value.

@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// `floe inspect`: what a file holds, without reading its objects: its version, the schema
 /// version the application last stored (`Realm.Configuration.schemaVersion`), its size, and

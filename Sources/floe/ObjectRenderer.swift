@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Writes stored objects as JSON objects: `_key`, then each property by its stored name; links
 /// as the linked object's primary key (its object key when its class has none); embedded

@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// `floe query`: the objects of one class that match a string predicate, as JSON lines.
 /// Like `dump`, everything is rendered before anything is printed.

@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// `floe schema` and `floe stats`: what a file holds, from its stored schema and its commits.
 enum Stats {

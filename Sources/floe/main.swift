@@ -1,5 +1,7 @@
 import Foundation
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // The `floe` command: a demo, and tools to look inside a file, query it, import into it,
 // follow it, and verify, compact, copy and recover it. Commands and their arguments are

@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // The deterministic workload shared by the crash child and the tests.
 //

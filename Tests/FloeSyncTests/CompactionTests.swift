@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import FloeSync
 
 /// Offline first: compaction keeps the history the server has not acknowledged, so changes

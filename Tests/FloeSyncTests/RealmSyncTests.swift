@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@_spi(Sync) @_spi(Testing) import Floe
+@_spi(Sync) import Floe
+@_spi(Testing) import FloeStorage
 import FloeSync
 
 /// The client works through the realm alone: an in-memory realm syncs, the client opens no

@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import Foundation
 
 // A small program that does one object-API workload on a fresh realm, for instruction

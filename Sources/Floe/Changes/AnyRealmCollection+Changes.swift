@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // The change streams of an `AnyRealmCollection`: the wrapped collection's own stream, each
 // frozen collection it hands out wrapped as a `FrozenAnyRealmCollection`.
 

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What every change stream is: a `Sendable` `AsyncSequence` of changes with an identity that
 /// its copies share, so that a write can skip it (see ``Realm/write(withoutNotifying:_:)-(_,(Transaction)->Result)``).
 ///

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Property values as change streams hand them out: `Sendable`, read from a frozen object.
 ///

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// One change to an observed collection: first its state when observation began, then an
 /// update per commit that changed it (or, for a slow consumer, per look, merging the commits

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The changes of a collection, as a `Sendable` `AsyncSequence` of ``RealmCollectionChange``:
 /// `.initial` first, then an update for each commit that changed it (a slow consumer gets one
 /// update per look, merging the commits it missed). It observes from its creation and ends

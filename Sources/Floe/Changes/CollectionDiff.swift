@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The positions that changed between two states of a collection.
 struct CollectionDiff: Equatable {
     var deletions: [Int] = []

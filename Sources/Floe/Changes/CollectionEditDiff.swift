@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A list or set's diff from the positional edits a commit (or several, in order) made to it,
 /// without reading its elements: O(e·(i + d)) for e edits leaving i insertions and d
 /// deletions, whatever the collection's size.

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Results: every object of a class (or those a query selects, in its order).
 struct ResultsSource<T: Object>: CollectionSource {
     let query: ResultsQuery?

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Keeps a realm's transactions readable by the change feed until they are released: what a
 /// sync client holds while its server has not acknowledged them.

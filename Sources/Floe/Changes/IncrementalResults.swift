@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A filtered or sorted results' answer, kept from one version to the next from what the
 /// commits touched: the keys in order and, beside them, their sort values.
 ///

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Which properties a stream watches, from key paths such as `["name", "toy.name",
 /// "children.toys.name", "owners.name"]`: a property itself, and through links (to-one, lists,
 /// sets and maps of objects, embedded objects, `LinkingObjects`) the watched properties of the

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The objects linking to one object, moved on from what a commit touched: only an origin
 /// object inserted, deleted, or whose link property was written can start or stop linking, so
 /// each of those is looked up in the previous keys (a binary search) and its link read at the

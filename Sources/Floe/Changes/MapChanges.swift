@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A frozen collection whose changes are reported by key (maps).
 public protocol FrozenKeyedCollection: Sendable {
     /// The type of the keys the changes are reported by.
@@ -109,7 +112,7 @@ struct MapDiffer<Key: Hashable & Comparable & Sendable, Value: _Persistable>: Ch
     let elementType: ObjectBase.Type?
     /// What counts as a modification of a key's object (nil: any write to it).
     let filter: KeyPathFilter?
-    var previous: [String: Floe.Value]?
+    var previous: [String: FloeEngine.Value]?
 
     init(store: Store, owner: TableBinding, key: Int64, column: Int, elementType: ObjectBase.Type?, filter: KeyPathFilter? = nil) {
         self.store = store
@@ -124,9 +127,9 @@ struct MapDiffer<Key: Hashable & Comparable & Sendable, Value: _Persistable>: Ch
         Set([owner.schema.className] + (elementType.map { [$0.className()] } ?? [])).union(filter?.classNames ?? [])
     }
 
-    private func entries(at snapshot: Snapshot) throws(FloeError) -> [String: Floe.Value]? {
+    private func entries(at snapshot: Snapshot) throws(FloeError) -> [String: FloeEngine.Value]? {
         guard let table = try snapshot.tableIfPresent(named: owner.schema.className), try snapshot.contains(key, in: table) else { return nil }
-        var entries: [String: Floe.Value] = [:]
+        var entries: [String: FloeEngine.Value] = [:]
         for entry in try snapshot.mapEntries(in: table, key: key, column: column) { entries[entry.key] = entry.value }
         return entries
     }

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 extension Realm {
     /// Runs `block` in a write transaction that `streams` do not report: their next change
     /// is measured from the state after this write (for a view that made the change itself).

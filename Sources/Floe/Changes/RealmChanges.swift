@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// One commit to a realm's file, as ``Realm/changes`` reports it.
 ///
 /// ```swift

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// A change of sectioned results, as Realm reports it: `.initial` first, then `.update` with
 /// the index paths that changed (deletions and modifications in the previous sections,

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The objects that link to an object through one property: an inverse relationship,
 /// computed from the links, always current, read-only.
 ///

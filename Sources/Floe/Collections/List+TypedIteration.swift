@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Iterating a managed list of integers, floating-point numbers, booleans, strings or dates
 // reads each leaf's typed storage in one pass: no `Value` and no `_FloeValue` per element,

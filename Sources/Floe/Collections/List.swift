@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// An ordered collection of values or objects, a property of a model class.
 ///
 /// Unmanaged, a list holds its elements itself; managed, it reads and writes its object's

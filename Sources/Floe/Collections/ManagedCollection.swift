@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The reads and checks that every managed collection shares.
 enum ManagedCollection {
     static func count(_ parent: ObjectBinding, _ column: Int) -> Int {

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Realm's (and Swift's `Dictionary`'s) merging with a closure that settles each key present on
 // both sides, and the lookups Realm's Map adds to subscripting.
 

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A dictionary from strings to values or objects, a property of a model class.
 ///
 /// Keys may not contain `.`, start with `$`, or be longer than 16 MiB (such keys are refused
@@ -42,18 +45,18 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
         nested = location
     }
 
-    private var nestedEntries: [Floe.Value.MapEntry] {
+    private var nestedEntries: [FloeEngine.Value.MapEntry] {
         if case .dictionary(let entries) = nested!.read() { return entries }
         return []
     }
 
-    private func nestedValue(_ stored: Floe.Value, key: String) -> Value {
+    private func nestedValue(_ stored: FloeEngine.Value, key: String) -> Value {
         let location = nested!
         return Value._floeDecode(.nested(stored, at: location.appending(.key(key))))
     }
 
     /// Changes a nested dictionary and rewrites the property; keys are checked as for maps.
-    private func modifyNested(holding unmanagedClass: String? = nil, _ change: @escaping (inout [Floe.Value.MapEntry]) -> Void) {
+    private func modifyNested(holding unmanagedClass: String? = nil, _ change: @escaping (inout [FloeEngine.Value.MapEntry]) -> Void) {
         nested!.modify(holding: unmanagedClass) { value in
             guard case .dictionary(var entries) = value else { return }
             change(&entries)
@@ -103,7 +106,7 @@ public final class Map<Key: Hashable & Comparable, Value: _Persistable>: Sequenc
                 if let position = entries.firstIndex(where: { $0.key == key }) {
                     entries[position].value = stored
                 } else {
-                    entries.append(Floe.Value.MapEntry(key: key, value: stored))
+                    entries.append(FloeEngine.Value.MapEntry(key: key, value: stored))
                     entries.sort { $0.key < $1.key }
                 }
             }

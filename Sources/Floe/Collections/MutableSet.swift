@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A collection of distinct values or objects, a property of a model class.
 ///
 /// Managed sets keep their elements in a fixed order (Floe's order of values; objects by

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Delete rules on the collections of objects (the rule itself and the to-one form are in
 // Model/DeleteRule.swift).
 

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What every Floe collection offers, so generic code works on any of them: `Results`,
 /// `List`, `MutableSet`, `LinkingObjects` and `AnyRealmCollection`.
 ///

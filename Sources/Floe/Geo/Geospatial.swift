@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Geospatial queries: `geoWithin` a circle, a box or a polygon, on a GeoJSON-shaped embedded
 // object (`type = "Point"`, `coordinates: List<Double>`, longitude first). Circles measure

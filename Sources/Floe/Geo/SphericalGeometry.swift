@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Geometry on the sphere, as Realm evaluates geospatial shapes: a polygon's edges are the
 // shorter great-circle arcs between consecutive vertices, and each ring bounds the smaller of

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What a managed list, set or map uses to change its elements inside a write: the engine
 /// operations on its column, with elements resolved (unmanaged objects added, embedded
 /// objects created) and replaced embedded objects deleted.

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Which rows one delete removes: the objects asked for, the embedded objects they own, and the
 // objects their cascading links reach that nothing surviving still links to (DeleteRule).
 

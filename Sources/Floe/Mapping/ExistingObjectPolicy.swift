@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What the mapper does when an object it stores has the primary key of one that exists:
 /// the engine-side form of ``Realm/UpdatePolicy``, which the realm translates.
 enum ExistingObjectPolicy {

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A frozen model object: an immutable, `Sendable` view of one object at one version,
 /// readable from any task without `await`.
 ///

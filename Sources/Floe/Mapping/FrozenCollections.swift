@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A frozen list or set: the elements of one object's collection at one version,
 /// `Sendable`, readable from any task, never changing.
 ///

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Reads for frozen objects: always the same version.
 final class FrozenSource: ObjectSource {
     let snapshot: Snapshot

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Handed to a ``MigrationBlock``: reads the old data and shapes the new.
 ///

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Does a migration's work inside one write transaction: the new columns exist before the
 /// block runs (old values stay readable from the old snapshot); columns the new schema

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Unmanaged copies: `Dog(value:)` from a dictionary, an array or another object.
 
 extension RealmObject {

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Deleting objects: their embedded objects go with them, and so do the objects their cascading
 // links reach that nothing else links to (DeletionPlan); links to them become nil.

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Storing objects: add, create and upsert, with the objects they reach.
 
@@ -259,7 +261,7 @@ final class TypedInsertPlan {
         for field in stringFields where field.stringSize(object) > WriteTransaction.maximumValueSize { return nil }
         let key = keyField.map { $0.int(object) }
         let fields = self.fields
-        return transaction.appendTypedRow(layout, key: key) { writer in
+        return layout.appendRow(in: transaction, key: key) { writer in
             for field in fields {
                 switch field.kind {
                 case .int, .int64: writer.append(field.int(object))

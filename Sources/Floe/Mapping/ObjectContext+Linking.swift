@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Writing an object's links and collections, adding the unmanaged objects they reach.
 
 /// What one stored object's links and collections still need, as steps that

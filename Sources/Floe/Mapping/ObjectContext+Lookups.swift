@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Finding stored objects by primary key.
 

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Turning a Swift value into its stored form: links resolved, collections replaced.
 

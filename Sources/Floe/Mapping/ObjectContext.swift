@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The synchronous machinery behind one ``Realm``: the store, the current version, the
 /// open write transaction, and how model classes map onto tables.
 ///

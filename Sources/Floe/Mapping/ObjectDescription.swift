@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Renders objects and collections the way Realm's `description` does: the class, each
 /// persisted property with its value, collections element by element, and linked objects

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The two implementations of ``ObjectSource`` told apart: a live realm's ``ObjectContext`` and a
 /// frozen version's ``FrozenSource``, both on this floor. What a managed collection or object
 /// can do depends on which it reads through (a live one can be queried as live results or

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Turns the loosely typed values of `create(_:value:)` and `Object(value:)` — Swift
 /// values, `NSNumber`, `NSNull`, JSON — into stored values, property by property, with a

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What lives for one write of a realm and no longer: the errors its property setters raised
 /// (they cannot throw, so the write throws the first when it commits), the objects a `create`
 /// is copying (a graph that links back to one of them is a cycle), and the typed insert plans

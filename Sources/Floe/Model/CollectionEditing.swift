@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What a managed list, set or map asks of its realm to change its elements inside a write.
 ///
 /// The port is declared here, beside the collections' owner objects, and implemented by the

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A type Floe does not store itself, persisted as one it does (a type projection): `URL` as
 /// a `String`, a coordinate as an embedded object. The stored schema holds `PersistedType`, so
 /// switching a property between the mapped and the persisted type needs no migration. The

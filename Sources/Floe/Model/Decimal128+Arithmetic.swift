@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Decimal128: comparison, hashing and arithmetic (IEEE 754-2008, rounded half to even).
 

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// A 128-bit decimal floating-point number: IEEE 754-2008 decimal128 in the binary integer
 /// significand (BID) encoding, the same bits as BSON's and Realm's `Decimal128`.

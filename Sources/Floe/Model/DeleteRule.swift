@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What deleting an object does to the objects one of its relationships links to.
 ///
 /// By default (``nullify``) the targets stay and only the links to the deleted object go, as

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A stored value that its Swift type cannot hold: an enum's raw value that names no case (left
 /// by an older build whose enum had more cases, or by another class stored under the same
 /// name), a failable type projection's value with no mapping (a `URL` from `"http://[bad"`).

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Where a list or dictionary nested in a mixed property lives: the owning object's
 /// property, and the path of indexes and keys down to it.
 ///

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What every model class can do, whatever its kind.
 public protocol RealmObject: ObjectBase {}
 

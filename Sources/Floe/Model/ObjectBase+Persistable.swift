@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Model objects are persisted as links: a property of type `Dog?` stores the linked dog's key.
 ///
 /// ```swift

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The common base of ``Object``, ``EmbeddedObject`` and ``AsymmetricObject``.
 ///
 /// You never subclass it directly. It holds what makes a model object managed: while

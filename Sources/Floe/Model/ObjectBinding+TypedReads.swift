@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Typed reads of a managed object's properties. A read of a property of a plain type (the
 // integers, Double, Float, Bool, String, Date and their optionals) on a version where nothing

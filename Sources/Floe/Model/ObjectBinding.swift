@@ -1,6 +1,10 @@
-/// The link between a managed object and its stored row.
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
+/// The link between a managed object and its stored row: the engine's fast lane
+/// (``RowFastLane``), the one place above the engine that reads and writes a row in place.
 @usableFromInline
-final class ObjectBinding {
+final class ObjectBinding: RowFastLane {
     let source: ObjectSource
     @usableFromInline let tableBinding: TableBinding
     // The mutable state below is `@exclusivity(unchecked)`: every property read touches it, and
@@ -12,15 +16,15 @@ final class ObjectBinding {
     /// the epoch still shows it, a property read trusts the position without asking the source.
     @exclusivity(unchecked) private var stamp: UInt64 = .max
     /// The write transaction open on the source when the read epoch showed `writeStamp`,
-    /// unretained: every write begun or ended moves the epoch, so while it still shows
-    /// `writeStamp` the transaction is open (and the source holds it). A setter reaches it
-    /// with a compare instead of a call through the source that retains it.
-    @exclusivity(unchecked) private var writeTransaction: Unmanaged<WriteTransaction>?
+    /// unretained (``LaneWriter``): every write begun or ended moves the epoch, so while it
+    /// still shows `writeStamp` the transaction is open (and the source holds it). A setter
+    /// reaches it with a compare instead of a call through the source that retains it.
+    @exclusivity(unchecked) private var writer: LaneWriter?
     @exclusivity(unchecked) private var writeStamp: UInt64 = .max
-    /// The source's read epoch (one that never moves, for frozen objects). Unowned: the
-    /// source this binding holds keeps it (a store's, or the static one that never moves),
-    /// and a read loads it without reference counting.
-    private unowned(unsafe) let epoch: ReadEpoch
+    /// The source's read epoch (one that never moves, for frozen objects). Unretained
+    /// (``LaneEpoch``): the source this binding holds keeps it (a store's, or the static one
+    /// that never moves), and a read loads it without reference counting.
+    private let epoch: LaneEpoch
     /// The object the last typed link read of `linkColumn` answered. When nothing else holds
     /// it any more, the next link read of that column re-points it at its target instead of
     /// building an object per link; trusted while the read epoch still shows `linkStamp`.
@@ -36,7 +40,7 @@ final class ObjectBinding {
         self.source = source
         self.tableBinding = tableBinding
         self.key = key
-        epoch = source.readEpoch
+        epoch = LaneEpoch(source.readEpoch)
     }
 
     /// Where the object was last found, if anywhere (its validity is the reader's to judge).
@@ -166,27 +170,26 @@ final class ObjectBinding {
     @inline(__always)
     func trustedWord(_ column: Int, _ type: ColumnType) -> (word: UInt64, isNull: Bool)? {
         guard stampIsCurrent, position != nil else { return nil }
-        return RowPosition.word(at: &position!, ofColumn: column, type: type)
+        return Self.word(at: &position!, ofColumn: column, type: type)
     }
 
     /// A string value from the trusted row, with whether it is null (nil: take the checked read).
     @inline(__always)
     func trustedString(_ column: Int) -> (string: String, isNull: Bool)? {
         guard stampIsCurrent, position != nil else { return nil }
-        return RowPosition.string(at: &position!, ofColumn: column)
+        return Self.string(at: &position!, ofColumn: column)
     }
 
     /// Writes one word into the trusted row in place when its leaf is the open write's own
     /// (see ``WriteTransaction/writeWordInPlace(_:isNull:type:inTable:column:at:)``); false:
     /// nothing was written.
     /// The common case, a row of the leaf and column the open write last wrote in place, is a
-    /// version check and a store (``WriteTransaction/writeWordToLastTarget(_:isNull:type:column:at:)``).
+    /// version check and a store (``LaneWriter/writeWordToLastTarget(_:isNull:type:column:at:)``).
     @inline(__always)
     func writeWordInPlace(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int) -> Bool {
         let now = epoch.current
         guard stamp == now, position != nil else { return false }
-        if writeStamp == now, let writeTransaction,
-           writeTransaction._withUnsafeGuaranteedRef({ $0.writeWordToLastTarget(word, isNull: isNull, type: type, column: column, at: &position!) }) {
+        if writeStamp == now, let writer, writer.writeWordToLastTarget(word, isNull: isNull, type: type, column: column, at: &position!) {
             return true
         }
         return writeWordInPlaceChecked(word, isNull: isNull, type: type, column: column, epoch: now)
@@ -196,7 +199,7 @@ final class ObjectBinding {
     /// is remembered for the next setter.
     private func writeWordInPlaceChecked(_ word: UInt64, isNull: Bool, type: ColumnType, column: Int, epoch now: UInt64) -> Bool {
         guard let transaction = source.openTransaction else { return false }
-        writeTransaction = Unmanaged.passUnretained(transaction)
+        writer = LaneWriter(transaction)
         writeStamp = now
         return transaction.writeWordInPlace(word, isNull: isNull, type: type, inTable: tableBinding.table.index, column: column, at: &position!)
     }

@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// A 12-byte identifier, laid out like a BSON (and Realm) ObjectId.
 ///

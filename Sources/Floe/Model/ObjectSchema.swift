@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The schema of a model class, as Realm describes it.
 ///
 /// ```swift

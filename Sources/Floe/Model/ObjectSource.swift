@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Where a managed object's values live: a live realm's current version, or a frozen version.
 protocol ObjectSource: AnyObject {
     /// The version a frozen view of this source's objects reads: the newest commit of a live

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 extension ObjectId: _PersistableSingleValue {
     public static var _floeType: _PropertyType { _PropertyType(columnType: .objectId, swiftName: "ObjectId") }
     /// A declared `@Persisted var id: ObjectId` gets a fresh value; `ObjectId()` is all zeros.

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// A property's value on its way between Swift and the store, in one of the forms it takes
 /// (``Form``). Opaque outside Floe.

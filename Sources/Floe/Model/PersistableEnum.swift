@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// An enum stored through its raw value.
 ///
 /// A property declared without an initial value starts at the first case. Writing a raw value

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // The stored form of Floe's value types, for tools that read and write a file by its stored
 // schema (the `floe` tool): they print and parse these types as the types themselves do

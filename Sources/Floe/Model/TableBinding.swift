@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// How one model class maps onto one realm's table: the table, and which column each
 /// property reads.
 @usableFromInline

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Frozen projections: a frozen root object seen through the projection.
 
 /// A frozen projection: `Sendable`, readable from any task without `await`, never changing.

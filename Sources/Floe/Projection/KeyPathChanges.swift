@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Change streams restricted by Swift key paths (`[\Dog.name, \Dog.toy?.name]`), as Realm's
 // `observe(keyPaths: [PartialKeyPath<T>])`: each key path is named by the key-path probe
 // (`Schema/KeyPathProbe.swift`) as a projected key path is (following to-one links and

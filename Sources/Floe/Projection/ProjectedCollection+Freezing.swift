@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // A projected collection's writes, freezing and thawing, and what it answers about its realm:
 // each goes to the list or set it maps (`friends` for `\Person.friends.projectTo.firstName`).
 

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Collection mapping: `\Person.friends.projectTo.firstName` reads one property of each object of
 // a list or set, as a collection of its values.
 

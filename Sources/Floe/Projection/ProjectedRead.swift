@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // A projected property compiled to the root's columns: `@Projected(\Person.firstName)` reads
 // `Person.firstName`'s column through the same call its `@Persisted` getter makes
 // (`ObjectBinding.read(column:as:)`, typed for the plain types), and `\Person.address?.city`

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Assigning a projected property whose key path Swift cannot write (one through an optional
 // link): the names the key path reads lead from the root to the object that holds the property.
 

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // What a projection answers about itself, as Realm's projections do: equality and hashing by
 // the root object, a description with the projected values, its realm and whether its root
 // object still exists.

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Class projections: a view of a model object that shows some of its properties under names
 // of its own. A projection stores nothing: every read and write goes to the root object.
 

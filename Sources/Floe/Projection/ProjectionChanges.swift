@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Observing a projection: the root object's changes restricted to the projected key paths, each
 // written property reported under the projection's name for it, with the value read through
 // the projected key path (the city, not the address it is read through).

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Naming projected properties for observation by the root's key paths as well: Realm filters a
 // projection's notifications by the root key path each property projects (`"address.city"`
 // for `@Projected(\Person.address?.city) var homeCity`), so that spelling is accepted beside

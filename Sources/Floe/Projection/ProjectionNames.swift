@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Naming a projection's properties from outside it: key paths written in the projection's own
 // names (`"homeCity"`, `\PersonProjection.homeCity`) turned into the root's property paths
 // (`"address.city"`) for observation, sorting and `distinct`.

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Projection results observed, sorted and made distinct in the projection's own names: each
 // name stands for the root's property path it reads, and the root's results do the work.
 

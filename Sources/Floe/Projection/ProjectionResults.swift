@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // `realm.objects(PersonProjection.self)`: the root class's results, each object seen through
 // the projection. Queries and sorts run on the root's results.
 

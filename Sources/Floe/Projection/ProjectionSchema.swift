@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // The projected properties of a projection class, found once per class: their names (the
 // `@Projected` fields, through `Mirror`) and the root's properties each one reads.
 

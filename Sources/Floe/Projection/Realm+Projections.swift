@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Projections from the realm actor itself and from frozen realms (the transactions get them
 // from `RealmReading`).
 

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// `min`, `max`, `sum` and `average` over one numeric or date property, with Realm's rules:
 /// nulls are skipped; the sum of nothing is 0; the min, max and average of nothing are nil

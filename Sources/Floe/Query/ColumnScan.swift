@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A predicate over plain columns of the queried class (no links followed, no collections),
 /// evaluated leaf by leaf over the engine's column arrays: each leaf's columns are read once
 /// and compared row by row, with integers compared as machine words. No object, and no tree

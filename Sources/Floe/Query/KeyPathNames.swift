@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The property name a Swift key path reaches (`\Dog.age` → `"age"`), for the key-path forms
 /// of aggregates and sorting: the key-path probe (``KeyPathProbe``) answers it, as it does for
 /// the builder.

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Parses Realm's string predicates (the NSPredicate dialect) into a ``QueryPredicate``: a
 /// hand-written recursive descent over the predicate's Unicode scalars (compared as numbers,

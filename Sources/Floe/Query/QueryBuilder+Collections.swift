@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // The builder on lists, sets and linking objects: their size, membership, and aggregates of
 // their values or of a number property of their objects.

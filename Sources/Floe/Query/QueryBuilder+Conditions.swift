@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Conditions combined (`&&`, `||`, `!`), a builder closure turned into the predicate tree, and
 // a condition over a to-many relationship counted as a subquery.
 

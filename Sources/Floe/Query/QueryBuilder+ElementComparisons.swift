@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // A list, set or map of values compared with one value: the condition holds when any element
 // (a map: any value) meets it, as in Realm (`$0.scores > 1000`, `$0.tags == "blue"`).
 

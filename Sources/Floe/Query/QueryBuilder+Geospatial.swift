@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // The builder's `geoWithin`: `$0.location.geoWithin(circle)` on a GeoJSON-shaped embedded object.
 
 extension Query where T: _QueryOptional, T.Wrapped: EmbeddedObject {

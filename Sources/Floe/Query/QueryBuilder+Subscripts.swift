@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // The builder on maps (`keys`, `values`, `[key]`) and on mixed values (`[index]`, `[key]`, `any`).
 
 /// Maps, for the builder's constraints on `Query<Map<String, V>>`.

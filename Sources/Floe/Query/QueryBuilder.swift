@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // The type-safe query builder: `where { $0.age > 3 && $0.name.starts(with: "R") }`. It builds
 // the same `QueryPredicate` the string parser builds, so both run on one evaluator; key paths

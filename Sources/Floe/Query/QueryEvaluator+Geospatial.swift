@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // `geoWithin`: the key path leads to a GeoJSON point, an embedded object with `type: String`
 // and `coordinates: List<Double>` (longitude first). As in Realm, an object whose `type` is not
 // "Point" is never within a shape, and a link to anything of another form (no `type`, no

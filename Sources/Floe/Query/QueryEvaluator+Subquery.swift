@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // `SUBQUERY(dogs, $dog, $dog.age > 5).@count`: how many elements of a to-many relationship
 // meet a condition written on the element (its key paths start at the variable).
 

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Key paths into maps (`prices['a']`, `prices.@keys`, `prices.@values`), into mixed values
 // (`companion[0]`, `companion['key']`, `companion[*]`) and through linking objects.
 

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// A predicate bound to one class's table: key paths resolved to columns (typos and operators
 /// that do not fit a property's type are typed errors here), then evaluated object by object

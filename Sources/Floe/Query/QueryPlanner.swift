@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Chooses how a predicate finds its objects: through a search index when a term of the
 /// predicate is `==` or `IN` on an indexed property (or the primary key) with values of the
 /// property's own type, else by scanning the base. Index candidates are then checked against

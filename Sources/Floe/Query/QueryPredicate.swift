@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // The one predicate tree the query front ends produce — the string parser today
 // (`filter("age > %@", 3)`), the type-safe builder (`where { $0.age > 3 }`) next — and the

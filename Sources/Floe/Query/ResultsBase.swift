@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Where a query's candidates come from before its predicate narrows them: every object of
 /// the class, the objects one object's list, set or map holds, or the objects linking to one
 /// object. Plain data (a table, a key, a column), so frozen results carry it across tasks and

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What a change stream needs to keep a query's answer up to date from the objects a commit
 /// touched, without evaluating the query again over every object: which columns can change
 /// whether an object matches or where it sorts, the sort columns and directions, and the

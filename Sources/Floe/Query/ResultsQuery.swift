@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What narrows and orders a `Results`: the objects it starts from, a predicate, then sorts and
 /// distincts in the order they were asked for. Immutable; each `filter`, `sorted` or
 /// `distinct` makes a new one (results chain).

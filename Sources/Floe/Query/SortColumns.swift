@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The values a sort compares, one array per sort key (no array per object), and the
 /// stable ordering over them. Values of plain columns are read leaf by leaf when the keys
 /// come in key order (a whole table, a filter's matches); otherwise object by object. A

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The string predicate dialect evaluated on a stored class by its stored schema alone: for
 /// tools that read a file whose model classes they do not have (`floe query`).
 ///

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// How a query compares stored values, by the engine's one rule (`Value.compare`): numbers
 /// compare by value across integer, floating and decimal kinds, exactly; `null` equals only

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Realm-style descriptions of lists, sets and maps, element by element.
 
 extension List: DescribableCollection {

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // The realm a live collection belongs to, as Realm's collections answer it.
 
 extension Results {

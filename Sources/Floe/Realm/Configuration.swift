@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 extension Realm {
     /// How a realm is opened: where its data lives, which model classes it holds, how its

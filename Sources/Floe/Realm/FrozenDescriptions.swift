@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Frozen objects and results describe what they hold, as their live counterparts do.
 
 extension Frozen: CustomStringConvertible {

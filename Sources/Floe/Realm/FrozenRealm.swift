@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// A frozen realm: the whole database at one version, `Sendable` and unchanging.
 ///
 /// ```swift

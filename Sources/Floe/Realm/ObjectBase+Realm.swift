@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // What a model object answers about the realm it belongs to.
 
 extension RealmObject {

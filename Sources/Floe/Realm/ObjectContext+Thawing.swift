@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Thawing: the live counterpart, in this realm, of a frozen object, results or collection.
 
 extension ObjectContext {

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 extension Realm {
     /// The version number of each commit to this realm's file, by any realm of the process,
     /// as an `AsyncSequence`. A slow consumer gets the newest version (older ones coalesce),

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 extension Realm {
     /// Writes a compacted copy of the realm's newest committed version to a new file, which can

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 extension Realm {
     /// Throws the first damage that a read which could not throw met in this realm's file.
     ///

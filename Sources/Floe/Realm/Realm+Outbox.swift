@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 extension Realm {
     /// The asymmetric objects of `type` waiting to leave the device, oldest first, as an

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 extension Realm {
     /// Runs `block` in a write transaction on the realm's actor, from any isolation.
     ///

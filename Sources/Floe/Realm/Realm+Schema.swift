@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 extension Realm {
     /// The model classes this realm holds: those of `Configuration.objectTypes` when it names

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// What a sync client needs of a realm, and nothing of the engine below it: the stored schema
 /// as plain values, the newest committed version, and where a pin of history is stored. (The

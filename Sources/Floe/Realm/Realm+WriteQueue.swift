@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The awaited writes waiting for a realm's actor (``Realm/write(_:)-(sending(borrowing Transaction)->Result)``).
 ///
 /// A writer puts its write here and, unless another writer is already draining the queue, hops

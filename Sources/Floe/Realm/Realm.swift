@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// A realm: a database of model objects, opened from a file (or in memory), isolated to
 /// this actor.

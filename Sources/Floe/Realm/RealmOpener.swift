@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Opens a realm's store and brings its schema up to the configuration's: checks the
 /// stored schema against `objectTypes`, then migrates, deletes and recreates, or refuses.

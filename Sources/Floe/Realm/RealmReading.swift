@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// What every live view of a realm reads through: the transactions handed to the closures of
 /// ``Realm/write(_:)-((Transaction)->Result)`` and ``Realm/read(_:)``, and (by forwarding, because an
 /// actor's synchronous API cannot satisfy a protocol) the ``Realm`` actor itself. Each member

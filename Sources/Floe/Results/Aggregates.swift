@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// What an aggregate runs over: the objects of one class that a collection holds now. Part of
 /// how Floe's collections share their aggregates; not for use outside Floe.

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The frozen form of an ``AnyRealmCollection``: the wrapped results, list, set or linking
 /// objects at one version, `Sendable`, readable from any task, never changing. Its elements
 /// are read from that version (objects come back bound to it, as a frozen list's do).

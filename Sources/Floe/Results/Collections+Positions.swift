@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 // Realm's positional reads on results and collections of objects: the index of an object, of
 // the first match of a predicate, and the objects at a set of indexes.

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Filtering, sorting and distinct on every collection of objects: each is a base (the objects
 // a list, a set or the linking objects hold now) with a `ResultsQuery` on it, so the result is
 // a live `Results` over the collection's objects, as in Realm.

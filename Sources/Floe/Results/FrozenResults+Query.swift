@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Filtering, sorting and distinct on frozen results: frozen results of the same version, as
 // Realm's frozen `Results` give, readable from any task.
 

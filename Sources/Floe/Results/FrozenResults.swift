@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Frozen results: every object of a class at one version, `Sendable` and unchanging.
 ///
 /// ```swift

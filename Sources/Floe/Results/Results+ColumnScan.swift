@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // A count of filtered results answered by a `ColumnScan` on the Query floor, without keys.
 
 extension Results {

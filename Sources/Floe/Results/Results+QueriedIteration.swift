@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // The step of a filtered or sorted results' iterator: the keys come from the query (`SortColumns`,
 // `QueryPlanner`), the objects are re-pointed at their rows here.
 

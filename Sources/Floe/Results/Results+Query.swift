@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // Filtering and sorting results with Realm's string predicates and key paths.
 
 extension Results {

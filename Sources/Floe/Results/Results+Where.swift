@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 // `where { }`: results and collections narrowed by a condition written with the type-safe
 // builder (`Query`, on the Query floor), as `filter(_:_:)` narrows them by a string.
 

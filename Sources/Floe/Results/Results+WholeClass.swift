@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Results that hold every object of one class, with no predicate: what a deletion of all of
 /// them can drop at once.
 protocol WholeClassResults {

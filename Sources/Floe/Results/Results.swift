@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Every object of one class in a realm: lazy and live.
 ///
 /// Results read the realm's current version each time they are used, so a count or an

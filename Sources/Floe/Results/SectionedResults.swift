@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Results split into sections by a key computed from each object, such as contacts by the
 /// first letter of their name. Live: read again, the sections show the realm's current

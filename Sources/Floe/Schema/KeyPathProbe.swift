@@ -8,6 +8,8 @@
 // path. Answers are cached per key path and use.
 
 import Foundation
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// The persisted properties a key path reads, by name from its root.
 struct PropertyPath: Sendable, Equatable {

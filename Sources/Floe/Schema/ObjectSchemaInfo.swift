@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Everything Floe knows about a model class: discovered once per class, then cached.
 final class ObjectSchemaInfo: @unchecked Sendable {
     // @unchecked: immutable after discovery; `type` is a class metatype.

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The model classes of a realm, as Realm describes them.
 ///
 /// ```swift

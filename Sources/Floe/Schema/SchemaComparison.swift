@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// Compares a model class with the table stored for it.
 enum SchemaComparison {
     /// Every difference that needs a migration, each a sentence naming the class and property.

@@ -1,4 +1,6 @@
 @_spi(Reflection) import Swift
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// Finds a model class's `@Persisted` properties, once per class.
 ///

@@ -1,3 +1,6 @@
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
+
 /// The rules a model class must follow, each broken rule a typed error naming the class and property.
 enum SchemaValidation {
     static let primaryKeyTypes: Set<ColumnType> = [.int, .string, .objectId, .uuid]

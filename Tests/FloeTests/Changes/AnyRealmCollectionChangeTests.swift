@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// `AnyRealmCollection`'s change streams and `freeze()`: the wrapped results', list's, set's
 /// and linking objects' own streams behind one type, key-path filters in both forms, skipping

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// The keyed change feed: every transaction in order with each object's class, key and
 /// operation, read back from the file; replayed onto an empty model it gives the realm;

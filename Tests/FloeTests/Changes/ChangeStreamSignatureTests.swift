@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// The change-stream signatures Floe pins to Realm's shapes, each checked where it compiles
 /// (exhaustive switches without `default`, explicit element types) and where it runs; and the

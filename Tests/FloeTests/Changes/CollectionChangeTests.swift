@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Collection change streams: `.initial` then updates whose deletions, insertions and
 /// modifications, applied to the previous state, give the new one (randomized, on plain,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable @_spi(Engine) import Floe
+@testable @_spi(Engine) import FloeEngine
+@testable @_spi(Engine) import FloeStorage
 
 /// Lists and sets move on from the positional edits each commit logged for them: the edits
 /// composed into a diff match a model list over random edit sequences; the streams' updates,

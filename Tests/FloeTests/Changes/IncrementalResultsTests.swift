@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Filtered and sorted results kept up to date from what each commit touched: the answer moved
 /// on from the previous one equals the query evaluated afresh, its diff rebuilds the new state

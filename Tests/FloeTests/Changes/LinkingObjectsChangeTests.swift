@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Linking objects' change streams, moved on from the origins each commit touched: random
 /// writes that link, unlink, relink, rename, delete and replace origins (through a to-one link

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Object change streams: every write reported (equal values too) with old and new values,
 /// deletion ending the stream, key paths through links, lists, embedded objects and

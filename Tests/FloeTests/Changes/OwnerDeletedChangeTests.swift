@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// A list, set, map or linking-objects stream whose owner is deleted tells its consumer that the
 /// elements are gone, as Realm does: one update deleting every element (the collection it carries

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Change streams of sectioned results: after random writes (new contacts, deletions, renames
 /// that move a contact to another section, writes that change nothing visible), each update

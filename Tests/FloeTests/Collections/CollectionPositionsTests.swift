@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Realm's positional reads and the realm a collection belongs to, on results and lists.
 @Suite struct CollectionPositionsTests {

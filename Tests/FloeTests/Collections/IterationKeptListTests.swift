@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Results iteration re-points one object per row when nothing holds it; a collection taken
 /// from that object holds the object's binding (not the object), so it must keep the walk

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// `Map.merge(_:uniquingKeysWith:)` with Swift `Dictionary` semantics, managed and unmanaged,
 /// and its bad input: an invalid key makes the write throw and roll back.

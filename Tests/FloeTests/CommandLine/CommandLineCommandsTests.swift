@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable @_spi(Engine) import Floe
+@testable @_spi(Engine) import FloeEngine
+@testable @_spi(Engine) import FloeStorage
 
 /// The `floe` commands a user reaches for around a file — schema, stats, dump --jsonl, query,
 /// copy, import, watch and --help — run as a user runs them: the built binary, in a directory.

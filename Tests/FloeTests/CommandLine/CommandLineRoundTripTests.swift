@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable @_spi(Engine) import Floe
+@testable @_spi(Engine) import FloeEngine
+@testable @_spi(Engine) import FloeStorage
 
 /// `floe import`, `dump` and `verify` on embedded objects and on every stored type: a dump
 /// imports back to equal values, embedded objects are created from nested JSON and never shared,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// The engine keeps, for every link column, which objects link to which: checked against a
 /// scan of the links through random changes of every kind, and by `verify()`.

@@ -1,5 +1,7 @@
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// The engine's record of what commits changed: merging in order, and the same changes found
 /// again by comparing two versions' trees.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// A column changed in one row is written as that row's change on top of the column it was
 /// copied from (`ColumnNode+Changes.swift`): reading it back from the file, after reopening,

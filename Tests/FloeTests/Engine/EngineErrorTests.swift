@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Every bad input gets a typed error naming the table, the column and the value, and the
 /// transaction stays usable (or rolls back) with nothing committed lost.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @_spi(Testing) @testable import Floe
+@_spi(Engine) @_spi(Testing) @testable import FloeEngine
+@_spi(Engine) @_spi(Testing) @testable import FloeStorage
 @testable import FloeCrashChild
 
 /// Awaited writes queued together share one `fdatasync`, and a write is acknowledged only

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Writers fill leaves to ``ClusterTree/leafCapacity`` objects and inner nodes to
 /// ``ClusterTree/innerCapacity`` children; files may hold leaves of up to

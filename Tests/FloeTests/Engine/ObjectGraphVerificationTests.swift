@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable @_spi(Engine) import Floe
+@testable @_spi(Engine) import FloeEngine
+@testable @_spi(Engine) import FloeStorage
 
 /// `Store.verify()` (and so `floe verify`) checks the object graph as well as checksums and tree
 /// rules. Each test writes a file whose checksums are all valid but whose rows break one rule,

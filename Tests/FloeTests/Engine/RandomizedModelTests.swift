@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Thousands of random operations applied both to a store and to a plain in-memory model,
 /// compared after every commit, after rollbacks and after reopening the file.

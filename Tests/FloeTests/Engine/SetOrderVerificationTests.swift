@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable @_spi(Engine) import Floe
+@testable @_spi(Engine) import FloeEngine
+@testable @_spi(Engine) import FloeStorage
 
 /// `verify` checks that every set holds its elements distinct and ascending in the one order
 /// of values, which set lookups rely on: a set written out of that order (as under the earlier

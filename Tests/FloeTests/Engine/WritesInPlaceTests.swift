@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// A setter of a plain one-word property on a row whose leaf the open write already owns goes
 /// to the column node the previous in-place write went to (the transaction's last target) and
@@ -79,14 +81,14 @@ import Testing
         let transaction = try store.beginWrite()
         _ = try Self.target(transaction, dogs, key: keys[1], column: 0, word: 101, type: .int)
         var second = try Self.position(transaction, dogs, key: keys[2])
-        #expect(transaction.writeWordToLastTarget(102, isNull: false, type: .int, column: 0, at: &second))
+        #expect(LaneWriter(transaction).writeWordToLastTarget(102, isNull: false, type: .int, column: 0, at: &second))
         // Another column, another type, or null in a column that cannot hold it: not the target's.
-        #expect(!transaction.writeWordToLastTarget(Double(2.5).bitPattern, isNull: false, type: .double, column: 1, at: &second))
-        #expect(!transaction.writeWordToLastTarget(0, isNull: true, type: .int, column: 0, at: &second))
-        #expect(!transaction.writeWordToLastTarget(Double(2.5).bitPattern, isNull: false, type: .double, column: 0, at: &second))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(Double(2.5).bitPattern, isNull: false, type: .double, column: 1, at: &second))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(0, isNull: true, type: .int, column: 0, at: &second))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(Double(2.5).bitPattern, isNull: false, type: .double, column: 0, at: &second))
         // Still the target after the refusals, which changed nothing.
         var third = try Self.position(transaction, dogs, key: keys[3])
-        #expect(transaction.writeWordToLastTarget(103, isNull: false, type: .int, column: 0, at: &third))
+        #expect(LaneWriter(transaction).writeWordToLastTarget(103, isNull: false, type: .int, column: 0, at: &third))
         try transaction.commit()
         let snapshot = try store.snapshot()
         #expect(try (0..<10).map { try snapshot.value(in: dogs, key: keys[$0], column: 0) }
@@ -99,10 +101,10 @@ import Testing
         let transaction = try store.beginWrite()
         _ = try Self.target(transaction, dogs, key: keys[0], column: 1, word: Double(1.5).bitPattern, type: .double)
         var second = try Self.position(transaction, dogs, key: keys[1])
-        #expect(transaction.writeWordToLastTarget(Double(2.5).bitPattern, isNull: false, type: .double, column: 1, at: &second))
-        #expect(transaction.writeWordToLastTarget(0, isNull: true, type: .double, column: 1, at: &second))
+        #expect(LaneWriter(transaction).writeWordToLastTarget(Double(2.5).bitPattern, isNull: false, type: .double, column: 1, at: &second))
+        #expect(LaneWriter(transaction).writeWordToLastTarget(0, isNull: true, type: .double, column: 1, at: &second))
         var third = try Self.position(transaction, dogs, key: keys[2])
-        #expect(transaction.writeWordToLastTarget(Double(3.5).bitPattern, isNull: false, type: .double, column: 1, at: &third))
+        #expect(LaneWriter(transaction).writeWordToLastTarget(Double(3.5).bitPattern, isNull: false, type: .double, column: 1, at: &third))
         try transaction.commit()
         let snapshot = try store.snapshot()
         #expect(try (0..<4).map { try snapshot.value(in: dogs, key: keys[$0], column: 1) } == [.double(1.5), .null, .double(3.5), .null])
@@ -116,30 +118,30 @@ import Testing
         _ = try Self.target(transaction, dogs, key: keys[1], column: 0, word: 11, type: .int)
         try transaction.setValue(.int(12), in: dogs, key: keys[2], column: 0)
         var row = try Self.position(transaction, dogs, key: keys[3])
-        #expect(!transaction.writeWordToLastTarget(13, isNull: false, type: .int, column: 0, at: &row))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(13, isNull: false, type: .int, column: 0, at: &row))
 
         // An insert into the leaf (the rows after it move).
         _ = try Self.target(transaction, dogs, key: keys[3], column: 0, word: 13, type: .int)
         let inserted = try transaction.insertObject(into: dogs, values: [.int(50), .null])
         row = try Self.position(transaction, dogs, key: keys[4])
-        #expect(!transaction.writeWordToLastTarget(14, isNull: false, type: .int, column: 0, at: &row))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(14, isNull: false, type: .int, column: 0, at: &row))
 
         // A delete.
         _ = try Self.target(transaction, dogs, key: keys[4], column: 0, word: 14, type: .int)
         #expect(try transaction.deleteObject(from: dogs, key: keys[0]))
         row = try Self.position(transaction, dogs, key: keys[5])
-        #expect(!transaction.writeWordToLastTarget(15, isNull: false, type: .int, column: 0, at: &row))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(15, isNull: false, type: .int, column: 0, at: &row))
 
         // A schema change, as a migration makes.
         _ = try Self.target(transaction, dogs, key: keys[5], column: 0, word: 15, type: .int)
         try transaction.addColumn(ColumnSpec(name: "name", type: .string, isNullable: true), to: dogs)
         row = try Self.position(transaction, dogs, key: keys[6])
-        #expect(!transaction.writeWordToLastTarget(16, isNull: false, type: .int, column: 0, at: &row))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(16, isNull: false, type: .int, column: 0, at: &row))
 
         // The end of the write.
         var last = try Self.target(transaction, dogs, key: keys[6], column: 0, word: 16, type: .int)
         try transaction.commit()
-        #expect(!transaction.writeWordToLastTarget(17, isNull: false, type: .int, column: 0, at: &last))
+        #expect(!LaneWriter(transaction).writeWordToLastTarget(17, isNull: false, type: .int, column: 0, at: &last))
 
         let snapshot = try store.snapshot()
         #expect(try snapshot.position(of: keys[0], in: dogs) == nil)
@@ -153,7 +155,7 @@ import Testing
         let abandoned = try store.beginWrite()
         var row = try Self.target(abandoned, dogs, key: keys[1], column: 0, word: 99, type: .int)
         abandoned.rollback()
-        #expect(!abandoned.writeWordToLastTarget(98, isNull: false, type: .int, column: 0, at: &row))
+        #expect(!LaneWriter(abandoned).writeWordToLastTarget(98, isNull: false, type: .int, column: 0, at: &row))
         let snapshot = try store.snapshot()
         #expect(try snapshot.value(in: dogs, key: keys[1], column: 0) == .int(1))
         #expect(snapshot.version == 1)

@@ -1,5 +1,7 @@
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// `FloeError.category`: every case in the category it is about, every category with its
 /// cases, and the messages the same as before there were categories.

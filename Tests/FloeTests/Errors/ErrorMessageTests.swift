@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Every `FloeError` case (and every other wording of a message) with the message it shows,
 /// word for word: users match on these messages and on `localizedDescription`, so reshaping

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 final class LocalizedErrorKennel: Object {
     @Persisted(primaryKey: true) var id: Int

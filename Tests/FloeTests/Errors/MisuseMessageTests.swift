@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// What a user coming from Realm met when trying Floe: each misuse is a typed error whose
 /// message names the class, property and value — never a default value, never a silent nil,

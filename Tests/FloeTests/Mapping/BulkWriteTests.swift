@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Batch paths: inserts in key order fill a table's last leaf in place (the write's append
 /// cursor), `append(objectsIn:)` fills a list's last leaf in runs, iterating a list of

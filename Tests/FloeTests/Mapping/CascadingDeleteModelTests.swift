@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Cascading deletes over random graphs, checked against a model kept in memory: after every
 /// delete the surviving objects and every link, list, set and map between them are exactly the

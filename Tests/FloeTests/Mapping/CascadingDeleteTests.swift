@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// `@Persisted(deleteRule: .cascade)`: deleting an owner deletes what its cascading links reach,
 /// through any depth and around cycles, unless an object that survives the write still links to it.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// A primary-key lookup inside a read or a write re-points the object the previous lookup
 /// answered when nothing else holds it. These tests pin what must not change under the

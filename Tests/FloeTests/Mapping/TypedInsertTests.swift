@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// The typed row path of `add`: a class whose stored properties are all plain scalars
 /// (`Int`, `Int64`, `Bool`, `Double`, `String`, optional `Int`, `Double`, `String`) is

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Managed objects remember where their row is, across writes that move no rows: every read
 /// after a write of the same object, of a neighbour in the same leaf, or after rows moved

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// One valid case of the BSON corpus (mongodb/specifications, bson-corpus/tests/decimal128-1.json).
 struct BSONDecimalCase: Sendable, CustomStringConvertible {

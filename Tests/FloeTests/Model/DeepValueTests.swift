@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Values and object graphs as deep or as long as the user makes them: each is stored, or
 /// refused with a typed error, with the stack no deeper than for a shallow one — never a

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// A stored raw value that names no case of a `PersistableEnum` (written by a build whose enum
 /// had more cases; here by a class stored under the same name with plain raw-value properties)

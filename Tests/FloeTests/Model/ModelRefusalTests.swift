@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Model shapes Realm refuses, refused when the realm opens with a typed error naming the class,
 /// the property and the type at fault: any link to an asymmetric object. (A type projection

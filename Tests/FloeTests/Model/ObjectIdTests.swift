@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 @Suite struct ObjectIdTests {
     /// Bytes 4–8 (the per-process random part) of an identifier's string.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// The 16 MiB limit on strings, binary values and map keys holds on every way into a realm
 /// (properties, list, set and map elements, map keys, mixed values at the top and nested,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 // The seed's type projections: URL as a String (failable), a coordinate as an embedded object.
 // Linux has no CoreLocation: a local coordinate struct stands in for CLLocationCoordinate2D.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// A managed property of a plain type reads straight from its leaf while nothing has moved the
 /// store's read epoch since the object last confirmed its row. These tests pin every rule that

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 // A projected property keeps what its first read of a managed root learnt (the compiled read,
 // and the root's own property it reads) in its field, and reads each later value by the

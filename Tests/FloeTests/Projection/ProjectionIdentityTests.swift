@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 // Realm's projection identity, description, freezing and thawing cases (its ProjectionTests),
 // with the mechanical changes of an actor realm: writes and reads in closures, frozen values

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Iterating projections re-points the previous projection's root at the next row when nothing
 /// else can see it. Anything that holds the projection or its root — strongly, weakly or

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// A projection whose key path reads no persisted property of the root is refused wherever a
 /// projection of it is made, each entry point in its own shape (a throw, the enclosing read

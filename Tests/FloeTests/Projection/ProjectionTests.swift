@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 enum Projections {
     // The seed's schema and projection (SPEC.md §6).

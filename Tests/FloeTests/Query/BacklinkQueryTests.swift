@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// `@links.Class.property` in string predicates: the objects of `Class` whose `property` links
 /// to the queried object, read like a `LinkingObjects` property — checked against Swift.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Realm's builder forms that compare a collection of values with one value (any element
 /// matches) and order mixed values, each against the string predicate it stands for.

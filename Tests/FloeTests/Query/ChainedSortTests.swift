@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Sorting sorted results sorts by the new key and breaks its ties by the earlier one, as
 /// realm-core does (it prepends the new sort descriptor), live and frozen alike.

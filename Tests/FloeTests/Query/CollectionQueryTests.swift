@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Aggregates, filtering, sorting and distinct on every collection: each result checked
 /// against Swift's own computation over the same random objects.

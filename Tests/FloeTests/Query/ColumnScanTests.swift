@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Predicates on plain columns run leaf by leaf over the column arrays: every one of the query
 /// suite's predicates that qualifies selects exactly what the general evaluator selects, and

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Frozen results take the same queries as live ones (string predicates, the builder, sorting,
 /// distinct), answer at their own version from any task, and never change.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Geospatial shapes written in string predicates, as Realm Query Language writes them
 /// (`geoCircle([lng, lat], radians)`, `geoBox([lng, lat], [lng, lat])`, `geoPolygon({…}, {…})`):

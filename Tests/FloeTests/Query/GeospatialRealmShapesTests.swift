@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 // Realm's geospatial shapes as Realm users build them (failable initializers, tuple forms,
 // `Distance`'s constructors) and Realm's own query examples: the same people, the same shapes,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 // Polygons on the sphere, as Realm answers them: edges are great-circle arcs, each ring bounds
 // the smaller region it encloses. Realm's own polygon cases (its GeospatialTests), poles, the

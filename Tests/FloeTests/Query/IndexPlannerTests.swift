@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// The planner answers `==` and `IN` on indexed properties and primary keys from the search
 /// index: the answers equal Swift's evaluation of the same predicates (differential, random

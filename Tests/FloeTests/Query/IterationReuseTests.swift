@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Iteration re-points one object per row, a to-one link read re-points the object the
 /// previous link read answered, and a write in place logs its change without naming the

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// A class held in a metatype variable of a base type (`let type: Object.Type = Cat.self`):
 /// `create(type, value:)` writes that class, and `objects(type)` reads it — counted, filtered,

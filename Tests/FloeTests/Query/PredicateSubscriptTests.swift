@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Map and mixed subscripts in string predicates (Realm's dialect): `prices['a']`,
 /// `prices[%@]`, `prices.@keys`, `prices.@values`, `companion[0]`, `companion['kind']`,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// The type-safe builder, `where { … }`: every operator checked against Swift's own evaluation
 /// of the same condition over random objects (thousands of random builder predicates, seeded),

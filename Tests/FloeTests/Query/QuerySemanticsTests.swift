@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// The query semantics and signatures the queries issue pins, each on a small data set built
 /// for it: nulls in comparisons, quantifiers over empty collections, aggregates of nothing,

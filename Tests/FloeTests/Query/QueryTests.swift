@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// String predicates and sorting on results: every operator checked against Swift's own
 /// evaluation over the same objects (randomized), typed errors for bad input, live and frozen.

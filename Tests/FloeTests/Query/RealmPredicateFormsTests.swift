@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Forms of Realm's string predicates that Realm programs use: `BETWEEN %@` with a two-element
 /// array, and `@allKeys` / `@allValues` as synonyms of `@keys` / `@values`.

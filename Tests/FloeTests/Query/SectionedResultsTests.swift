@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Sections: the seed's contacts by first letter, checked against Swift's grouping of the
 /// same objects; live after writes, frozen across tasks.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// Every stored type against a model kept in Swift: filters (with and without an index, `IN`,
 /// string and builder forms), sorts both ways, `distinct`, aggregates and sorted-results streams

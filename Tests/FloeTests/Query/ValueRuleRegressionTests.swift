@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// The wrong answers found on less travelled paths, each as it was reported: Decimal128 compared
 /// by its bits, NaN matching ordered comparisons, canonically equivalent strings told apart by an

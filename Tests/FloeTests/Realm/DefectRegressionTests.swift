@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Defects found by trying Floe as a new user would, each pinned by a test.
 @Suite struct DefectRegressionTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Many writers and readers at once on one file: 100 tasks × 1,000 awaited durable writes
 /// (sharing syncs through group commit) while reader tasks freeze the realm and read the

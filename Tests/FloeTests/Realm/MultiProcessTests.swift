@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 @testable import FloeCrashChild
 
 /// One process writes a file while another reads it: the reader opens read-only (no lock to

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Asymmetric objects (the seed's WeatherSensor): created only with `create`, never deleted,
 /// and drained in order from an outbox that survives a restart until acknowledged.

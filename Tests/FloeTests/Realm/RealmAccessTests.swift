@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// One implementation behind the realm's synchronous API: the write and read transactions and
 /// the actor reach the same members (`RealmReading`, `RealmWriting`), so generic code written

@@ -1,5 +1,7 @@
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// The one key-path probe: a query's use names one property of the root, a projection's or
 /// observation's follows to-one links and embedded objects; each use keeps its own answer.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Realm's usual migration, `Realm.Configuration(schemaVersion:migrationBlock:)` with no
 /// `objectTypes`: the classes the migration reshapes the stored ones into are not known when

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// `Realm.schema` and `Realm.deleteFiles(for:)`, as Realm offers them.
 @Suite struct RealmFilesAndSchemaTests {

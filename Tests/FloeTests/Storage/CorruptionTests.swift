@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 @testable import FloeCrashChild
 
 /// Damaged files: flipped bits, truncations and overwritten ranges anywhere in a file of a few

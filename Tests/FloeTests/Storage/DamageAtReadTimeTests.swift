@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Damage in the middle of a file is met lazily, when a node is first read through the object
 /// API, where property getters cannot throw. Such reads answer placeholders and the enclosing

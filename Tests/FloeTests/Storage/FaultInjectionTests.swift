@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @_spi(Testing) @testable import Floe
+@_spi(Engine) @_spi(Testing) @testable import FloeEngine
+@_spi(Engine) @_spi(Testing) @testable import FloeStorage
 
 /// Every file operation of a realm's life (open, awaited writes, writes inside the actor,
 /// compaction, reopen) made to fail in turn, as a full or failing disk does: each failure is a

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Inputs the fuzzers once crashed on (`Fuzz/Regressions/file`), replayed through the same
 /// reads as the file-reader target: each must end in values or a `FloeError`.

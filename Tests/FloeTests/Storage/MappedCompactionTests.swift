@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Compaction reads the file it copies through a mapping (`MappedNodes`). Damage it meets is a
 /// typed error that changes nothing, never a trap or a copy that carries the damage, and a

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 /// Node images write integers in as few bits as their spread needs: a leaf's consecutive keys
 /// as a run, other keys and inner nodes' keys and counts bit-packed, and int, bool and link

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @_spi(Testing) @testable import Floe
+@_spi(Engine) @_spi(Testing) @testable import FloeEngine
+@_spi(Engine) @_spi(Testing) @testable import FloeStorage
 
 /// A `.full` store extends its file ahead of its commits with synced zeros, so that durable
 /// commits overwrite blocks instead of growing the file. These tests hold the file format's

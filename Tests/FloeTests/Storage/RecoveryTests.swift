@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Engine) @_spi(Testing) @testable import Floe
+@_spi(Engine) @_spi(Testing) @testable import FloeEngine
+@_spi(Engine) @_spi(Testing) @testable import FloeStorage
 @testable import FloeCrashChild
 
 /// `Store.recover` (behind `floe recover`) on the corruption tests' damaged files: the copy it

@@ -1,5 +1,7 @@
 import Testing
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 // The laws every Floe collection keeps, checked once for all (as swift-collections'
 // `_CollectionsTestSupport` checks its own): a test builds a collection, says which elements

@@ -1,4 +1,6 @@
 @_spi(Engine) @testable import Floe
+@_spi(Engine) @testable import FloeEngine
+@_spi(Engine) @testable import FloeStorage
 
 enum Fixtures {
     static let dog = TableSpec(name: "Dog", columns: [

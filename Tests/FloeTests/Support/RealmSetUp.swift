@@ -1,5 +1,7 @@
 import Foundation
 @testable import Floe
+@testable import FloeEngine
+@testable import FloeStorage
 
 /// A realm in memory under a fresh identifier, `"\(label)-<UUID>"`, so that tests running at
 /// once never share one; of `objectTypes`, or of every class it is used with when nil.

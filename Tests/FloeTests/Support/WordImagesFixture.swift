@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// The content of `Fixtures/word-images.floe-fixture`: a file written by Floe before node
 /// images packed their integers (every key and integer column as plain 64-bit words), kept

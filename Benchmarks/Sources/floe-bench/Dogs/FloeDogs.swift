@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// The Dog table in Floe's storage engine: one column per property, the object key equal to `id`.
 enum FloeDogs {

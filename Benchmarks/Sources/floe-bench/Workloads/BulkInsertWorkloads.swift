@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import GRDB
 
 /// E1: 100,000 dogs inserted in one durable commit, by the storage engine and by GRDB.

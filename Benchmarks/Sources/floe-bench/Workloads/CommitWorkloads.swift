@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// S1: commits that each change one dog's age in a 1,000,000-dog table while 10 older
 /// versions are pinned by snapshots. What a commit costs must not grow with the table or

@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import GRDB
 
 /// W2: 1,000 writes of one new dog each, every commit synced to the disk: Floe with

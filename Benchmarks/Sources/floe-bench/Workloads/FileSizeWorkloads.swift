@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 
 /// S2: the file after 100,000 single-dog update commits on a 100,000-dog table.
 ///

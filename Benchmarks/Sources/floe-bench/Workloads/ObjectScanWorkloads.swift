@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import GRDB
 
 /// W3 and W3a: sum `age` over the 100,000 dogs.

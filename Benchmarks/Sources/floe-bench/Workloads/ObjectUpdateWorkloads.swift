@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import GRDB
 
 /// W6: `age += 1` on every one of the 100,000 dogs in one write.

@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import Foundation
 
 /// O1: open a 1,000,000-dog file and read one dog, in a fresh process.

@@ -1,4 +1,6 @@
 @_spi(Engine) import Floe
+@_spi(Engine) import FloeEngine
+@_spi(Engine) import FloeStorage
 import GRDB
 
 /// E3 and E3a: sum `age` over 1,000,000 dogs, through the engine's aggregate
