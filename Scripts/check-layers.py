@@ -11,8 +11,8 @@ Fails when
   reaches past what the engine's types declare: an `Unmanaged<T>` or `unowned(unsafe)` of a
   type `T` declared in FloeStorage or FloeEngine, or a downcast (`as?`, `as!`, `is`) to a class
   or protocol declared there; or names the fast lane (the engine's `RowFastLane` and the
-  unretained holds it works with, LANE_NAMES) outside the files in FAST_LANE (see
-  Docs/Architecture.md, "The fast lane").
+  unretained holds it works with, LANE_NAMES) or calls the in-place reads and writes it is for
+  (LANE_CALLS) outside the files in FAST_LANE (see Docs/Architecture.md, "The fast lane").
 - a file of FloeSync imports SPI other than the realm's `@_spi(Sync)`, or an engine target.
 Comments and string literals are ignored. Usage: Scripts/check-layers.py [repository root]
 """
@@ -39,6 +39,9 @@ ABOVE = ["FloeSync", "floe"]
 # unretained holds of the read epoch and the open write transaction it works with. Only the
 # files in FAST_LANE (the managed object's link to its row, which adopts the protocol) name them.
 LANE_NAMES = {"RowFastLane", "LaneEpoch", "LaneWriter"}
+# The engine's reads and writes in a leaf the lane is for (typed reads of a row's column, the
+# in-place word writes): called only from the files in FAST_LANE too.
+LANE_CALLS = re.compile(r"\.(?:word|string)\(\s*(?:at|ofColumn)\s*:|\.writeWord(?:InPlace|ToLastTarget)\(")
 FAST_LANE = {os.path.join("Sources", "Floe", "Model", "ObjectBinding.swift")}
 
 DECLARATION = re.compile(
@@ -151,6 +154,8 @@ def main():
             if path not in FAST_LANE:
                 for name in sorted(names & LANE_NAMES):
                     report(f"{where}: names {name}, the engine's fast lane, outside {', '.join(sorted(FAST_LANE))}")
+                if LANE_CALLS.search(line):
+                    report(f"{where}: reads or writes a leaf in place, the engine's fast lane, outside {', '.join(sorted(FAST_LANE))}")
     violations += check_sync_client(os.path.join(root, "Sources", "FloeSync"))
     if violations:
         print(f"check-layers: {violations} violations")

@@ -11,12 +11,13 @@
 /// is inlinable: a release build optimises each target on its own, so the engine's code for a
 /// property read or an in-place write must be compiled into the caller, as it was when the
 /// engine and the objects were one module. Everywhere else the floors above reach the engine
-/// through what its types declare: `Scripts/check-layers.py` refuses an `Unmanaged` or
-/// `unowned(unsafe)` of an engine type, a downcast to one, and a use of ``LaneEpoch`` or
-/// ``LaneWriter``, in any file of `Floe` that does not adopt this protocol.
+/// through what its types declare: `Scripts/check-layers.py` refuses, in every file above the
+/// engine, an `Unmanaged` or `unowned(unsafe)` of an engine type and a downcast to an engine
+/// class or protocol, and, in every file but the adopter's (`Model/ObjectBinding.swift`), this
+/// protocol, ``LaneEpoch``, ``LaneWriter`` and the in-place reads and writes they are for.
 ///
 /// ```swift
-/// extension ObjectBinding: RowFastLane {}
+/// final class ObjectBinding: RowFastLane { … }
 /// if let (word, isNull) = Self.word(at: &position!, ofColumn: column, type: .int) { … }
 /// ```
 @usableFromInline package protocol RowFastLane: AnyObject {}
