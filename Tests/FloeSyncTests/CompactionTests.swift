@@ -7,7 +7,7 @@ import FloeSync
 
 /// Offline first: compaction keeps the history the server has not acknowledged, so changes
 /// made offline upload after any number of compactions.
-@Suite struct CompactionTests {
+@Suite(.hangLimit) struct CompactionTests {
     @Test func compactionKeepsWhatTheServerHasNotAcknowledged() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
@@ -80,7 +80,7 @@ import FloeSync
         return acknowledged
     }
 
-    @Test(.timeLimit(.minutes(3))) func automaticCompactionKeepsWhatTheServerHasNotAcknowledged() async throws {
+    @Test func automaticCompactionKeepsWhatTheServerHasNotAcknowledged() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
         let configuration = scratch.configuration("automatic")
@@ -106,7 +106,7 @@ import FloeSync
         await client.stop()
     }
 
-    @Test(.timeLimit(.minutes(3))) func compactionOnLaunchKeepsWhatTheServerHasNotAcknowledged() async throws {
+    @Test func compactionOnLaunchKeepsWhatTheServerHasNotAcknowledged() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
         let configuration = scratch.configuration("launch")

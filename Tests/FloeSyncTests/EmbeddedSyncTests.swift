@@ -54,7 +54,7 @@ private func customers(of realm: Realm) async throws -> [SyncObjectID: [String: 
 /// Embedded objects travel inside their owner: nested values in the owner's change, a change
 /// made only inside an embedded object uploaded as a change of its owner's property, and
 /// recreated under the owner on the other device.
-@Suite struct EmbeddedSyncTests {
+@Suite(.hangLimit) struct EmbeddedSyncTests {
     private func pair(_ scratch: Scratch) async throws -> (Realm, Realm, FakeServer, SyncClient, SyncClient) {
         let a = try await Realm(configuration: embeddedConfiguration(scratch, "a"))
         let b = try await Realm(configuration: embeddedConfiguration(scratch, "b"))
@@ -104,7 +104,7 @@ private func customers(of realm: Realm) async throws -> [SyncObjectID: [String: 
         try schema.validate(good)
     }
 
-    @Test(.timeLimit(.minutes(3))) func embeddedObjectsConvergeInsideTheirOwner() async throws {
+    @Test func embeddedObjectsConvergeInsideTheirOwner() async throws {
         let scratch = try Scratch()
         let (a, b, server, clientA, clientB) = try await pair(scratch)
 
@@ -192,8 +192,8 @@ final class Note: Object {
 }
 
 /// `propertiesMapping()` renames: the persisted name is what travels, and applying maps it back.
-@Suite struct RenamedPropertySyncTests {
-    @Test(.timeLimit(.minutes(3))) func persistedNamesTravelAndApply() async throws {
+@Suite(.hangLimit) struct RenamedPropertySyncTests {
+    @Test func persistedNamesTravelAndApply() async throws {
         let scratch = try Scratch()
         func configuration(_ name: String) -> Realm.Configuration {
             var configuration = Realm.Configuration(fileURL: scratch.directory.appendingPathComponent("\(name).floe"))
@@ -250,8 +250,8 @@ private func describe(_ value: AnyRealmValue) -> String {
     }
 }
 
-@Suite struct MixedSyncTests {
-    @Test(.timeLimit(.minutes(3))) func mixedValuesApplyAsTheirKinds() async throws {
+@Suite(.hangLimit) struct MixedSyncTests {
+    @Test func mixedValuesApplyAsTheirKinds() async throws {
         let scratch = try Scratch()
         func configuration(_ name: String) -> Realm.Configuration {
             var configuration = Realm.Configuration(fileURL: scratch.directory.appendingPathComponent("\(name).floe"))

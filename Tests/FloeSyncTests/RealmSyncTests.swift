@@ -6,7 +6,7 @@ import FloeSync
 
 /// The client works through the realm alone: an in-memory realm syncs, the client opens no
 /// store of the file, and a server message that cannot be applied leaves the realm as it was.
-@Suite struct RealmSyncTests {
+@Suite(.hangLimit) struct RealmSyncTests {
     private func memoryConfiguration() -> Realm.Configuration {
         var configuration = Realm.Configuration(inMemoryIdentifier: "sync-\(UUID().uuidString)")
         configuration.objectTypes = [Todo.self, Person.self, Draft.self, OwnedNote.self, SyncClient.stateType]

@@ -25,7 +25,7 @@ let noteTokens: [String: [String: SyncValue]] = [
 ]
 
 /// The client against a server with rules: tokens, refusals kept queued, filtered downloads.
-@Suite struct SyncAuthorizationTests {
+@Suite(.hangLimit) struct SyncAuthorizationTests {
     func server() throws -> FakeServer {
         let server = FakeServer(schema: noteSchema)
         return server
@@ -176,7 +176,7 @@ let noteTokens: [String: [String: SyncValue]] = [
 
     /// A connection lost while the client waits for a discard's restore ends its session (the
     /// uploader waiting behind the restore stops with it), and the next connection asks again.
-    @Test(.timeLimit(.minutes(3))) func aRestoreLostWithItsConnectionIsAskedForAgain() async throws {
+    @Test func aRestoreLostWithItsConnectionIsAskedForAgain() async throws {
         let scratch = try Scratch()
         let server = try server()
         await server.setRules(try rules(), tokens: noteTokens)
@@ -206,7 +206,7 @@ let noteTokens: [String: [String: SyncValue]] = [
     /// touched, as Realm's compensating writes do: an update undone, a delete undone, a create
     /// removed; the restoring write is never uploaded; a discard made offline is restored on the
     /// next connection, and changes queued behind it wait until then.
-    @Test(.timeLimit(.minutes(3))) func aDiscardedRefusalLeavesTheServersValuesOnTheDevice() async throws {
+    @Test func aDiscardedRefusalLeavesTheServersValuesOnTheDevice() async throws {
         let scratch = try Scratch()
         let server = try server()
         await server.setRules(try rules(), tokens: noteTokens)

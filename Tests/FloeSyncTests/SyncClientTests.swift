@@ -5,7 +5,7 @@ import FloeSync
 
 /// The client engine against the in-process server: uploads, downloads, convergence,
 /// offline queueing, restarts, refusals.
-@Suite struct SyncClientTests {
+@Suite(.hangLimit) struct SyncClientTests {
     @Test func twoClientsConvergeThroughTheServer() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
@@ -184,7 +184,7 @@ import FloeSync
 }
 
 /// Server changes applied in server order, whatever the order of classes in a message.
-@Suite struct ServerChangeApplyTests {
+@Suite(.hangLimit) struct ServerChangeApplyTests {
     @Test func aLinkToAnObjectCreatedLaterInTheSameMessageIsSet() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)

@@ -1,5 +1,6 @@
 import Foundation
 import Floe
+import Testing
 import FloeSync
 
 final class Todo: Object {
@@ -103,4 +104,12 @@ func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) as
 func caughtUp(_ client: SyncClient, _ server: FakeServer) async -> Bool {
     let version = await server.version
     return await client.serverVersion == version
+}
+
+extension Trait where Self == TimeLimitTrait {
+    /// The time limit of a sync test that could hang: six minutes. It is there to end a hang,
+    /// not to time the work: alone such a test takes under a second, but under the whole suite
+    /// every await of the client, the realm and the server waits behind the jobs of hundreds of
+    /// other tests on two threads (one measured 250 s).
+    static var hangLimit: Self { .timeLimit(.minutes(6)) }
 }
