@@ -342,9 +342,7 @@ public actor SyncClient {
         // Changes queued after a discarded refusal wait until its objects are restored.
         while discarding != nil && !Task.isCancelled { await withCheckedContinuation { progressWaiters.append($0) } }
         if Task.isCancelled { return }
-        // In memory, the pin lets go of settled versions: every version up to the settled one
-        // is acknowledged or holds nothing to upload, so the feed starts there.
-        let start = history.oldestVersion == nil ? acknowledgedLocalVersion : max(acknowledgedLocalVersion, settledLocalVersion)
+        let start = uploadStart
         let feed: ChangeFeed
         do {
             feed = try realm.changeFeed(since: start, pinnedBy: history)
@@ -404,7 +402,7 @@ public actor SyncClient {
     public func discardRefusedChanges() async throws -> Bool {
         guard let refused = refusedThrough else { return false }
         // Read before anything lets go of the refused versions.
-        let touched = try await objectsChanged(after: acknowledgedLocalVersion, through: refused)
+        let touched = try await objectsChanged(after: uploadStart, through: refused)
         // Meanwhile the server may have taken the changes after all (its rules changed).
         guard refusedThrough == refused else { return false }
         refusal = nil
@@ -420,6 +418,13 @@ public actor SyncClient {
             try? await connection.send(.refetch(objects: Self.ordered(touched)))
         }
         return true
+    }
+
+    /// The local version the queue of uploads starts after. In memory, the pin lets go of settled
+    /// versions: every version up to the settled one is acknowledged or holds nothing to upload,
+    /// so the queue starts there; a file keeps every version from the acknowledged one.
+    private var uploadStart: UInt64 {
+        history.oldestVersion == nil ? acknowledgedLocalVersion : max(acknowledgedLocalVersion, settledLocalVersion)
     }
 
     /// The synced objects that the local transactions after `start` through `end` changed.

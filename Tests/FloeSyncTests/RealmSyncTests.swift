@@ -74,6 +74,38 @@ import FloeSync
         await fileClient.stop()
     }
 
+    /// In memory, the pin lets go of versions the client settled past its acknowledgement (the
+    /// server's changes it applied); a refusal discarded after that still finds its objects and
+    /// restores them.
+    @Test func anInMemoryRealmDiscardsARefusalAfterSettledVersions() async throws {
+        let server = FakeServer(schema: noteSchema)
+        await server.setRules(try SyncRules(["OwnedNote": [.read: "ownerId == $jwt.sub", .create: "ownerId == $jwt.sub"]], schema: noteSchema),
+                              tokens: noteTokens)
+        let otherDevice = try await server.connect(token: annToken)
+        let memory = try await Realm(configuration: memoryConfiguration())
+        var options = fastOptions()
+        options.tokenProvider = { annToken }
+        let client = try SyncClient(realm: memory, types: [OwnedNote.self], transport: server, options: options)
+        try await client.start()
+        await client.waitUntilSynchronized()
+        // A note from Ann's other device reaches this one: the version that applies it is settled, not acknowledged.
+        try await otherDevice.send(.hello(clientID: "ann-other", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: 0))
+        try await otherDevice.send(.upload(transactions: [UploadedTransaction(localVersion: 1, changes: [
+            ObjectChange(className: "OwnedNote", key: .int(1), operation: .insert, values: ["id": .int(1), "ownerId": .string("ann"), "title": .string("shared")]),
+        ])], throughLocalVersion: 1))
+        #expect(await server.version == 1)
+        #expect(await eventually { await caughtUp(client, server) })
+        await client.waitUntilSynchronized()
+        try await memory.write { realm in _ = try realm.create(OwnedNote.self, value: ["id": 2, "ownerId": "bob", "title": "forged"]) }
+        #expect(await eventually { await client.refusal != nil })
+        #expect(try await eventually { try await client.discardRefusedChanges() })
+        await client.waitUntilSynchronized()
+        let left = try await memory.read { realm in realm.objects(OwnedNote.self).map(\.id) }
+        #expect(left == [1], "\(left)")
+        await client.stop()
+        await otherDevice.close()
+    }
+
     @Test func theSchemaOfAnInMemoryRealm() async throws {
         let memory = try await Realm(configuration: memoryConfiguration())
         let schema = try SyncSchema(realm: memory, classNames: ["Todo", "Person"], version: 1)
