@@ -101,6 +101,9 @@ public struct SyncRules: Sendable {
     /// The text of the rule for `operation` on `className` (nil: refused).
     public func rule(_ operation: Operation, className: String) -> String? { text[className]?[operation] }
 
+    /// The parsed rule for `operation` on `className` (nil: refused).
+    func expression(_ operation: Operation, className: String) -> RuleExpression? { compiled[className]?[operation] }
+
     /// Whether the token with `claims` may do `operation` to an object of `className` whose
     /// values are `object`.
     ///
@@ -108,7 +111,7 @@ public struct SyncRules: Sendable {
     /// rules.allows(.read, className: "Todo", object: ["ownerId": .string("ann")], claims: ["sub": .string("ann")])
     /// ```
     public func allows(_ operation: Operation, className: String, object: [String: SyncValue], claims: [String: SyncValue]) -> Bool {
-        guard let expression = compiled[className]?[operation] else { return false }
+        guard let expression = expression(operation, className: className) else { return false }
         return expression.evaluate(object: object, claims: claims)
     }
 
