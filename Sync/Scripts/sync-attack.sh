@@ -18,6 +18,8 @@
 #   - 10,000 random operations by 5 users checked against a model (0 objects leaked, 0
 #     forbidden writes applied, every refusal typed), twice with different seeds;
 #   - random messages from a fuzzing client (every answer typed, the server stays up);
+#   - the SQL that filters a catch-up by the read rules, held to the conditions' meaning
+#     (3,000 random conditions over objects of every kind of value);
 #   - key rotation by SIGHUP (the new key in, the removed one out);
 #   - TLS: the server serves wss:// with the test certificate, which verifies against the test
 #     CA and not without it; plain ws:// and no authentication are refused off loopback.
@@ -88,6 +90,11 @@ run run
 run model --operations "$operations" --seed 1
 run model --operations "$((operations / 5))" --seed 2
 run fuzz --connections 400 --seed 1
+# The SQL that picks a catch-up's changes, against what the read conditions mean.
+echo "== read conditions"
+if ! "$bin/floe-sync-server" --schema "$keys/schema.json" --insecure-no-auth --pg-port "$pgport" --check-read-conditions 3000 --seed 1; then
+    failures=$((failures + 1))
+fi
 
 # Key rotation: the JWKS gets a new RSA key under another kid; SIGHUP reloads it.
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$keys/rs256-new.pem" 2>/dev/null

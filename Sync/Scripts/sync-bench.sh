@@ -5,7 +5,9 @@
 # client over a log of CHANGES changes (the log is filled by SQL, in server versions of 100
 # inserts each, as uploads would have left it). Each figure is taken in two modes, in turn:
 # "open" (no tokens, no rules) and "rules" (HS256 tokens and a rule on every class, so that
-# every upload is authorized against the stored objects and every download filtered); then the
+# every upload is authorized against the stored objects and every download filtered; the
+# catch-up also by a member, whose rule the claims decide, and by a reader of one object, whose
+# rule PostgreSQL tests); then the
 # time to authenticate a connection (an upgrade with a valid token, HS256, ES256 and RS256,
 # against the same upgrade without authentication).
 #
@@ -51,10 +53,17 @@ openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$keys/rs256.p
 openssl pkey -in "$keys/rs256.pem" -pubout -out "$keys/rs256.pub.pem"
 "$bin/floe-sync-attack" setup --dir "$keys"
 cat > "$work/rules.json" <<'JSON'
-{"Item": {"read": "$jwt.role == 'member' OR count < 0", "write": "$jwt.role == 'member' AND title != 'forbidden'"},
- "Owner": {"read": "$jwt.role == 'member'", "write": "$jwt.role == 'member'"}}
+{"Item": {"read": "$jwt.role == 'member' OR ($jwt.role == 'scanner' AND count >= 0) OR title == $jwt.sub",
+          "write": "($jwt.role == 'member' OR $jwt.role == 'scanner') AND title != 'forbidden'"},
+ "Owner": {"read": "$jwt.role == 'member' OR $jwt.role == 'scanner'", "write": "$jwt.role == 'member' OR $jwt.role == 'scanner'"}}
 JSON
-"$bin/floe-sync-attack" token --dir "$keys" --sub bench --role member --seconds 86400 > "$work/bench.token"
+# Three readers of Item: a scanner, whose rule holds for every bench object but depends on the
+# object (SQL cannot decide it: the server judges every change — the rules' worst case, used for
+# U1 and L1); a member, whose rule the claims decide alone (changes passed on as logged); and a
+# reader whose rule PostgreSQL tests (title == $jwt.sub), who may read one object.
+"$bin/floe-sync-attack" token --dir "$keys" --sub bench --role scanner --seconds 86400 > "$work/bench.token"
+"$bin/floe-sync-attack" token --dir "$keys" --sub bench --role member --seconds 86400 > "$work/member.token"
+"$bin/floe-sync-attack" token --dir "$keys" --sub "item 7" --role reader --seconds 86400 > "$work/reader.token"
 mode=open
 server_args() {
     if [ "$mode" = rules ]; then
@@ -93,8 +102,7 @@ INSERT INTO floe_log (version, seq, class, key, change)
     FROM generate_series(1, $1) g;
 SELECT setval('floe_server_version', ($1 - 1) / 100 + 1);
 SQL
-    # With rules, each logged change carries the object's images, as uploads leave them.
-    if [ "$mode" = rules ]; then psql_ -c "UPDATE floe_log SET images = jsonb_build_object('after', change->'values')"; fi
+    # Inserts of new objects carry no images, with or without rules, as uploads leave them.
 }
 
 # shellcheck disable=SC2046
@@ -113,6 +121,14 @@ for run in $(seq 1 "$runs"); do
     server_pid=$!
     for _ in $(seq 1 200); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
     "$bin/floe-sync-client" bench-catchup --file "$work/catchup.floe" --server "ws://127.0.0.1:$port/sync" --changes "$changes" $(client_args)
+    if [ "$mode" = rules ]; then
+        rm -f "$work"/catchup.floe*
+        echo -n "member (the claims decide): "
+        "$bin/floe-sync-client" bench-catchup --file "$work/catchup.floe" --server "ws://127.0.0.1:$port/sync" --changes "$changes" --token-file "$work/member.token"
+        rm -f "$work"/catchup.floe*
+        echo -n "reader of one object (PostgreSQL decides): "
+        "$bin/floe-sync-client" bench-catchup --file "$work/catchup.floe" --server "ws://127.0.0.1:$port/sync" --changes "$changes" --token-file "$work/reader.token"
+    fi
   done
 done
 # The time to authenticate a connection: upgrades with a valid token against upgrades without.

@@ -111,7 +111,7 @@ struct Database: Sendable {
             for try await version in try await connection.query("SELECT local_version FROM floe_clients WHERE client_id = \(clientID)", logger: logger).decode(Int64.self) {
                 done = version
             }
-            var images: [ObjectImages] = []
+            var images: [ObjectImages?] = []
             if let rules {
                 let fresh = transactions.filter { $0.localVersion > UInt64(done) }
                 images = try await authorize(fresh.flatMap(\.changes), rules: rules, claims: claims, on: connection)
@@ -159,11 +159,11 @@ struct Database: Sendable {
                 let keys = try applied.map { try Self.text($0.key) ?? "" }
                 let changes = try applied.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
                 if rules != nil {
-                    // The images of the applied changes, in the same order.
-                    let texts = try images.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+                    // The images of the applied changes, in the same order ('' for none).
+                    let texts = try images.map { try $0.map { String(decoding: try encoder.encode($0), as: UTF8.self) } ?? "" }
                     try await connection.query("""
                         INSERT INTO floe_log (version, seq, class, key, change, images)
-                        SELECT \(version), s, c, k, ch::jsonb, im::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[], \(texts)::text[]) AS u(s, c, k, ch, im)
+                        SELECT \(version), s, c, k, ch::jsonb, NULLIF(im, '')::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[], \(texts)::text[]) AS u(s, c, k, ch, im)
                         """, logger: logger)
                 } else {
                     try await connection.query("""
@@ -183,18 +183,20 @@ struct Database: Sendable {
 
     /// Authorizes `changes` in order against the stored objects (locked until the transaction
     /// ends) as the batch changes them, returning the images of the changes that apply (an
-    /// update or delete of a missing object applies nowhere), in order.
+    /// update or delete of a missing object applies nowhere), in order. An insert that creates
+    /// its object has none: its values and key are the image (see `insertedValues`), and not
+    /// logging them twice keeps the rules' cost on an upload of new objects down.
     private func authorize(_ changes: [ObjectChange], rules: SyncRules, claims: [String: SyncValue],
-                           on connection: PostgresConnection) async throws -> [ObjectImages] {
+                           on connection: PostgresConnection) async throws -> [ObjectImages?] {
         var objects = try await objects(Set(changes.map(\.objectID)), on: connection)
-        var images: [ObjectImages] = []
+        var images: [ObjectImages?] = []
         for change in changes {
             let before = objects[change.objectID]
             let after = try rules.authorize(change, before: before, claims: claims)
             if change.operation == .update && before == nil { continue }
             if change.operation == .delete && before == nil { continue }
             objects[change.objectID] = after
-            images.append(ObjectImages(before: before, after: after))
+            images.append(before == nil && change.operation == .insert ? nil : ObjectImages(before: before, after: after))
         }
         return images
     }
@@ -302,39 +304,98 @@ struct Database: Sendable {
     }
 
     /// The logged changes after `version` that a token with `claims` may see, as ``SyncRules/visibleChange(_:before:after:claims:)``
-    /// makes them (the whole object when it becomes readable, a delete when it stops being).
-    /// A change logged without images (before the rules were on) is passed on only when it is
-    /// an insert the token may read.
-    func visibleChanges(after version: UInt64, limit: Int, rules: SyncRules, claims: [String: SyncValue]) async throws -> (changes: [ObjectChange], through: UInt64) {
-        let page = try await loggedChanges(after: version, limit: limit, images: true)
-        let decoder = JSONDecoder()
-        var visible: [ObjectChange] = []
-        for (text, imagesText) in page.changes {
-            let change = try decoder.decode(ObjectChange.self, from: Data(text.utf8))
-            let images = try imagesText.map { try decoder.decode(ObjectImages.self, from: Data($0.utf8)) }
-                ?? ObjectImages(before: nil, after: change.operation == .insert ? change.values : nil)
-            if let shown = rules.visibleChange(change, before: images.before, after: images.after, claims: claims) { visible.append(shown) }
+    /// makes them (the whole object when it becomes readable, a delete when it stops being),
+    /// each the JSON of an `ObjectChange`: whole server versions, about `limit` changes at most.
+    ///
+    /// PostgreSQL picks the changes first, by each class's ``ReadCondition`` for the token: a
+    /// class the token reads none of is not read at all, one it reads all of is passed on as
+    /// logged (no image decoded), and the rest only where the object, before or after the
+    /// change, may be readable; the rules then decide on those. A catch-up thus reads what the
+    /// token may see, not the whole log. A change logged without images (an insert of a new
+    /// object, or one logged before the rules were on) is an insert of its own values.
+    func visibleChanges(after version: UInt64, limit: Int, rules: SyncRules, claims: [String: SyncValue]) async throws -> (changes: [String], through: UInt64) {
+        // Every version up to the newest one committed is whole (uploads commit in order), so
+        // a page that is not cut reaches it even when the token may see none of its changes.
+        let latest = try await latestVersion()
+        guard latest > version else { return ([], version) }
+        var binds = PostgresBindings()
+        var passedOn: Set<String> = []
+        var clauses: [String] = []
+        for syncClass in schema.classes {
+            let condition = rules.readCondition(className: syncClass.name, claims: claims)
+            if condition == .nothing { continue }
+            binds.append(syncClass.name)
+            let isClass = "class = $\(binds.count)::text"
+            if condition == .everything {
+                passedOn.insert(syncClass.name)
+                clauses.append(isClass)
+                continue
+            }
+            let inserted = condition.sql(over: "(change -> 'values')", binds: &binds)
+            let before = condition.sql(over: "(images -> 'before')", binds: &binds)
+            let after = condition.sql(over: "(images -> 'after')", binds: &binds)
+            clauses.append("""
+                (\(isClass) AND ((images IS NULL AND change ->> 'operation' = 'insert' AND \(inserted))
+                    OR (images ? 'before' AND \(before)) OR (images ? 'after' AND \(after))))
+                """)
         }
-        return (visible, page.through)
+        guard !clauses.isEmpty else { return ([], latest) }
+        let filter = "(" + clauses.joined(separator: " OR ") + ")"
+        let page = try await loggedChanges(after: version, through: latest, limit: limit, filter: filter, binds: binds, images: true)
+        let decoder = JSONDecoder(), encoder = JSONEncoder()
+        var visible: [String] = []
+        for row in page.changes {
+            if passedOn.contains(row.className) {
+                visible.append(row.change)
+                continue
+            }
+            let change = try decoder.decode(ObjectChange.self, from: Data(row.change.utf8))
+            let images = try row.images.map { try decoder.decode(ObjectImages.self, from: Data($0.utf8)) }
+                ?? ObjectImages(before: nil, after: change.operation == .insert ? insertedValues(change) : nil)
+            if let shown = rules.visibleChange(change, before: images.before, after: images.after, claims: claims) {
+                visible.append(String(decoding: try encoder.encode(shown), as: UTF8.self))
+            }
+        }
+        return (visible, page.cut ? page.through : latest)
     }
 
-    private func loggedChanges(after version: UInt64, limit: Int, images: Bool) async throws -> (changes: [(change: String, images: String?)], through: UInt64) {
-        var changes: [(change: String, images: String?)] = []
-        var versions: [Int64] = []
+    /// An insert's values with its key, as the object it creates.
+    private func insertedValues(_ change: ObjectChange) -> [String: SyncValue] {
+        var values = change.values
+        if let primaryKey = schema[change.className]?.primaryKey { values[primaryKey] = change.key }
+        return values
+    }
+
+    /// The logged changes after `version` (through `latest`, when given) that pass `filter`
+    /// (SQL over the log's columns, with its `binds`), in order: whole server versions, about
+    /// `limit` at most (a larger version comes whole). `cut`: the page stopped at `limit`, and
+    /// `through` is the newest version it reaches.
+    private func loggedChanges(after version: UInt64, through latest: UInt64? = nil, limit: Int, filter: String = "TRUE",
+                               binds: PostgresBindings = PostgresBindings(), images: Bool)
+        async throws -> (changes: [(className: String, change: String, images: String?)], through: UInt64, cut: Bool) {
+        var changes: [(className: String, change: String, images: String?)] = []
+        var last: (version: Int64, seq: Int32)?
         let imagesColumn = images ? "images::text" : "NULL::text"
-        let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT version, change::text, \(imagesColumn) FROM floe_log WHERE version > \(Int64(version)) ORDER BY version, seq LIMIT \(limit)"), logger: logger)
-        for try await (rowVersion, text, imagesText) in rows.decode((Int64, String, String?).self) {
-            versions.append(rowVersion)
-            changes.append((text, imagesText))
+        let newest = latest.map { " AND version <= \(Int64($0))" } ?? ""
+        let rows = try await client.query(PostgresQuery(unsafeSQL: """
+            SELECT version, seq, class, change::text, \(imagesColumn) FROM floe_log
+            WHERE version > \(Int64(version))\(newest) AND \(filter) ORDER BY version, seq LIMIT \(limit)
+            """, binds: binds), logger: logger)
+        for try await (rowVersion, seq, className, text, imagesText) in rows.decode((Int64, Int32, String, String, String?).self) {
+            last = (rowVersion, seq)
+            changes.append((className, text, imagesText))
         }
-        guard let last = versions.last else { return ([], version) }
-        if changes.count == limit {
+        guard let last else { return ([], latest ?? version, false) }
+        let cut = changes.count == limit
+        if cut {
             // The page may have cut the last version: fetch the rest of it.
-            let seen = versions.filter { $0 == last }.count
-            let rest = try await client.query(PostgresQuery(unsafeSQL: "SELECT change::text, \(imagesColumn) FROM floe_log WHERE version = \(last) ORDER BY seq OFFSET \(seen)"), logger: logger)
-            for try await (text, imagesText) in rest.decode((String, String?).self) { changes.append((text, imagesText)) }
+            let rest = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT class, change::text, \(imagesColumn) FROM floe_log
+                WHERE version = \(last.version) AND seq > \(last.seq) AND \(filter) ORDER BY seq
+                """, binds: binds), logger: logger)
+            for try await (className, text, imagesText) in rest.decode((String, String, String?).self) { changes.append((className, text, imagesText)) }
         }
-        return (changes, UInt64(last))
+        return (changes, UInt64(last.version), cut)
     }
 
     /// Every object in the tables, as sync values (for comparing a client's realm with the database).

@@ -327,7 +327,7 @@ struct Session {
                     if let rules = service.rules {
                         let page = try await service.database.visibleChanges(after: sent, limit: 5000, rules: rules, claims: claims)
                         if page.through > sent {
-                            try await outbox.send(.changes(fromVersion: sent, toVersion: page.through, changes: page.changes))
+                            try await outbox.sendChanges(from: sent, to: page.through, page.changes)
                             sent = page.through
                             continue
                         }

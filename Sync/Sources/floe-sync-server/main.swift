@@ -20,6 +20,7 @@ let usage = """
              [--tls-cert cert.pem --tls-key key.pem]    (or plain ws://, loopback only unless --allow-plain)
              [--host 127.0.0.1] [--port 8080] [--max-message-bytes N] [--max-batch-changes N]
              [--max-messages-per-second N] [--hello-timeout SECONDS] [--debug-state]
+             [--check-read-conditions N [--seed S]]    (tests the read filter's SQL on the database, then exits)
              [--pg-host 127.0.0.1] [--pg-port 5432] [--pg-user postgres] [--pg-password ...] [--pg-database postgres]
 
     SIGHUP reads the key files again.
@@ -121,6 +122,17 @@ let postgres = PostgresClient(configuration: .init(
     username: argument("--pg-user") ?? "postgres", password: argument("--pg-password"),
     database: argument("--pg-database") ?? "postgres", tls: .disable))
 let database = Database(client: postgres, schema: schema, logger: logger)
+
+// The SQL a catch-up filters the log with, held to what the rules' conditions mean (opt-in script).
+if let count = argument("--check-read-conditions").flatMap(Int.init) {
+    let running = Task { await postgres.run() }
+    let failures = try await ReadConditionCheck(client: postgres, logger: logger)
+        .run(conditions: count, seed: argument("--seed").flatMap(UInt64.init) ?? 1)
+    for failure in failures.prefix(20) { print("✘ \(failure)") }
+    print(failures.isEmpty ? "✔ \(count) read conditions: SQL and Swift agree on every object" : "✘ \(failures.count) disagreements")
+    running.cancel()
+    exit(failures.isEmpty ? 0 : 1)
+}
 let service = SyncService(database: database, schema: schema, rules: rules, authenticator: authenticator, limits: limits)
 
 // SIGHUP: read the key files again (a rotated key, a new JWKS); on failure the old keys stay.
