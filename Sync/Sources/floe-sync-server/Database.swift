@@ -314,10 +314,6 @@ struct Database: Sendable {
     /// token may see, not the whole log. A change logged without images (an insert of a new
     /// object, or one logged before the rules were on) is an insert of its own values.
     func visibleChanges(after version: UInt64, limit: Int, rules: SyncRules, claims: [String: SyncValue]) async throws -> (changes: [String], through: UInt64) {
-        // Every version up to the newest one committed is whole (uploads commit in order), so
-        // a page that is not cut reaches it even when the token may see none of its changes.
-        let latest = try await latestVersion()
-        guard latest > version else { return ([], version) }
         var binds = PostgresBindings()
         var passedOn: Set<String> = []
         var clauses: [String] = []
@@ -339,9 +335,8 @@ struct Database: Sendable {
                     OR (images ? 'before' AND \(before)) OR (images ? 'after' AND \(after))))
                 """)
         }
-        guard !clauses.isEmpty else { return ([], latest) }
-        let filter = "(" + clauses.joined(separator: " OR ") + ")"
-        let page = try await loggedChanges(after: version, through: latest, limit: limit, filter: filter, binds: binds, images: true)
+        let filter = clauses.isEmpty ? "FALSE" : "(" + clauses.joined(separator: " OR ") + ")"
+        let page = try await loggedChanges(after: version, limit: limit, filter: filter, binds: binds, images: true)
         let decoder = JSONDecoder(), encoder = JSONEncoder()
         var visible: [String] = []
         for row in page.changes {
@@ -356,7 +351,7 @@ struct Database: Sendable {
                 visible.append(String(decoding: try encoder.encode(shown), as: UTF8.self))
             }
         }
-        return (visible, page.cut ? page.through : latest)
+        return (visible, page.through)
     }
 
     /// An insert's values with its key, as the object it creates.
@@ -366,36 +361,40 @@ struct Database: Sendable {
         return values
     }
 
-    /// The logged changes after `version` (through `latest`, when given) that pass `filter`
-    /// (SQL over the log's columns, with its `binds`), in order: whole server versions, about
-    /// `limit` at most (a larger version comes whole). `cut`: the page stopped at `limit`, and
-    /// `through` is the newest version it reaches.
-    private func loggedChanges(after version: UInt64, through latest: UInt64? = nil, limit: Int, filter: String = "TRUE",
+    /// The logged changes after `version` that pass `filter` (SQL over the log's columns, with
+    /// its `binds`), in order: whole server versions, about `limit` at most (a larger version
+    /// comes whole). `through` is the newest version the page covers: the last one it reached
+    /// when it was cut at `limit`, else the newest version logged, read by the same statement
+    /// (so in the same snapshot). Every version up to that one is whole, since uploads commit
+    /// in order, and so a page the filter left empty still moves its reader on.
+    private func loggedChanges(after version: UInt64, limit: Int, filter: String = "TRUE",
                                binds: PostgresBindings = PostgresBindings(), images: Bool)
-        async throws -> (changes: [(className: String, change: String, images: String?)], through: UInt64, cut: Bool) {
+        async throws -> (changes: [(className: String, change: String, images: String?)], through: UInt64) {
         var changes: [(className: String, change: String, images: String?)] = []
         var last: (version: Int64, seq: Int32)?
+        var newest = Int64(version)
         let imagesColumn = images ? "images::text" : "NULL::text"
-        let newest = latest.map { " AND version <= \(Int64($0))" } ?? ""
         let rows = try await client.query(PostgresQuery(unsafeSQL: """
-            SELECT version, seq, class, change::text, \(imagesColumn) FROM floe_log
-            WHERE version > \(Int64(version))\(newest) AND \(filter) ORDER BY version, seq LIMIT \(limit)
+            WITH newest AS (SELECT coalesce(max(version), 0)::bigint AS version FROM floe_log)
+            SELECT newest.version, page.version, page.seq, page.class, page.change, page.images FROM newest LEFT JOIN LATERAL (
+                SELECT version, seq, class, change::text AS change, \(imagesColumn) AS images FROM floe_log
+                WHERE version > \(Int64(version)) AND version <= newest.version AND \(filter) ORDER BY version, seq LIMIT \(limit)
+            ) page ON TRUE
             """, binds: binds), logger: logger)
-        for try await (rowVersion, seq, className, text, imagesText) in rows.decode((Int64, Int32, String, String, String?).self) {
+        for try await (latest, rowVersion, seq, className, text, imagesText) in rows.decode((Int64, Int64?, Int32?, String?, String?, String?).self) {
+            newest = max(newest, latest)
+            guard let rowVersion, let seq, let className, let text else { continue }
             last = (rowVersion, seq)
             changes.append((className, text, imagesText))
         }
-        guard let last else { return ([], latest ?? version, false) }
-        let cut = changes.count == limit
-        if cut {
-            // The page may have cut the last version: fetch the rest of it.
-            let rest = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT class, change::text, \(imagesColumn) FROM floe_log
-                WHERE version = \(last.version) AND seq > \(last.seq) AND \(filter) ORDER BY seq
-                """, binds: binds), logger: logger)
-            for try await (className, text, imagesText) in rest.decode((String, String, String?).self) { changes.append((className, text, imagesText)) }
-        }
-        return (changes, UInt64(last.version), cut)
+        guard let last, changes.count == limit else { return (changes, UInt64(newest)) }
+        // The page may have cut the last version: fetch the rest of it.
+        let rest = try await client.query(PostgresQuery(unsafeSQL: """
+            SELECT class, change::text, \(imagesColumn) FROM floe_log
+            WHERE version = \(last.version) AND seq > \(last.seq) AND \(filter) ORDER BY seq
+            """, binds: binds), logger: logger)
+        for try await (className, text, imagesText) in rest.decode((String, String, String?).self) { changes.append((className, text, imagesText)) }
+        return (changes, UInt64(last.version))
     }
 
     /// Every object in the tables, as sync values (for comparing a client's realm with the database).
