@@ -14,7 +14,8 @@
 #     an unknown class (refused, typed), an object removed from a device when it stops being readable, a client id claimed
 #     by another user;
 #   - limits: an oversized message, an oversized batch, a flood, malformed JSON, a binary
-#     message, an upload or a refetch before hello, a silent client, a second hello;
+#     message, an upload or a refetch before hello, a silent client, a second hello, versions
+#     beyond 2^63 - 1 in a hello or an upload;
 #   - 10,000 random operations by 5 users checked against a model (0 objects leaked, 0
 #     forbidden writes applied, every refusal typed), twice with different seeds;
 #   - random messages from a fuzzing client (every answer typed, the server stays up);

@@ -290,6 +290,14 @@ func limitAttacks(_ minter: Minter, _ report: Report) async throws {
         twice.send(.hello(clientID: "x", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: 0))
         await refusedAndClosed("a second hello is refused, typed", twice) { if case .malformedMessage = $0 { true } else { false } }
     }
+    // Versions past what PostgreSQL's bigint holds: refused, typed, never a crash.
+    let farFuture = RawConnection(url: url, token: token)
+    farFuture.send(.hello(clientID: UUID().uuidString, protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: .max))
+    await refusedAndClosed("a hello from server version 2^64 - 1 is refused, typed", farFuture) { if case .malformedMessage = $0 { true } else { false } }
+    if let (far, _, _) = await session(token) {
+        far.send(.upload(transactions: [], throughLocalVersion: .max))
+        await refusedAndClosed("an upload through local version 2^64 - 1 is refused, typed", far) { if case .malformedMessage = $0 { true } else { false } }
+    }
     let health = try await httpGet(port: port, path: "/health")
     report.check("the server is healthy after the attacks", health.status == 200, "HTTP \(health.status)")
 }

@@ -379,7 +379,7 @@ struct Database: Sendable {
             SELECT newest.version, page.version, page.seq, page.class, page.change, page.images FROM newest LEFT JOIN LATERAL (
                 SELECT version, seq, class, change::text AS change, \(imagesColumn) AS images FROM floe_log
                 WHERE version > \(Int64(version)) AND version <= newest.version AND \(filter) ORDER BY version, seq LIMIT \(limit)
-            ) page ON TRUE
+            ) page ON TRUE ORDER BY page.version, page.seq
             """, binds: binds), logger: logger)
         for try await (latest, rowVersion, seq, className, text, imagesText) in rows.decode((Int64, Int64?, Int32?, String?, String?, String?).self) {
             newest = max(newest, latest)

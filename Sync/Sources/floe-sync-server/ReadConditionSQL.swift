@@ -9,12 +9,18 @@ extension ReadCondition {
         switch self {
         case .everything, .unknown: return "TRUE"
         case .nothing: return "FALSE"
-        case .all(let parts): return "(" + parts.map { $0.sql(over: image, binds: &binds) }.joined(separator: " AND ") + ")"
-        case .any(let parts): return "(" + parts.map { $0.sql(over: image, binds: &binds) }.joined(separator: " OR ") + ")"
+        case .all(let parts):
+            guard !parts.isEmpty else { return "TRUE" }
+            return "(" + parts.map { $0.sql(over: image, binds: &binds) }.joined(separator: " AND ") + ")"
+        case .any(let parts):
+            guard !parts.isEmpty else { return "FALSE" }
+            return "(" + parts.map { $0.sql(over: image, binds: &binds) }.joined(separator: " OR ") + ")"
         case .text(let property, let texts):
             binds.append(property)
             let string = "(\(image) -> $\(binds.count)::text ->> 'string')"
-            binds.append(texts)
+            // PostgreSQL holds no text with U+0000 (nor any object holding one): such a claim
+            // equals nothing stored, and bound as a parameter it would fail the whole query.
+            binds.append(texts.filter { !$0.unicodeScalars.contains("\0") })
             let candidates = "$\(binds.count)::text[]"
             // A byte outside ASCII (a character outside it, in a UTF-8 database): the rule decides.
             binds.append(#"[^\x01-\x7f]"#)

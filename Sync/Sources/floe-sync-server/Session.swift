@@ -152,8 +152,10 @@ struct SyncService: Sendable {
         }
         let expiry = Authenticator.seconds(claims["exp"]).map { expiry in
             Task {
-                let wait = expiry - Date().timeIntervalSince1970
-                if wait > 0 { try? await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
+                // In steps of a day at most: an expiry centuries away is a wait too long to express.
+                while !Task.isCancelled, case let wait = expiry - Date().timeIntervalSince1970, wait > 0 {
+                    try? await Task.sleep(for: .milliseconds(Int64(min(wait, 86_400) * 1000)))
+                }
                 if !Task.isCancelled { await outbox.refuse(.tokenExpired) }
             }
         }
@@ -236,6 +238,11 @@ struct Session {
                 try await outbox.send(.error(.futureSchemaVersion(client: schemaVersion, server: service.schema.version)))
                 return false
             }
+            // Versions are PostgreSQL bigints: a larger one is no version the server ever gave.
+            guard serverVersion <= UInt64(Int64.max) else {
+                await outbox.refuse(.malformedMessage(detail: "a server version of \(serverVersion), beyond any the server gives"))
+                return false
+            }
             guard !id.isEmpty, id.utf8.count <= 200 else {
                 await outbox.refuse(.malformedMessage(detail: "a client id of \(id.utf8.count) bytes (1 to 200)"))
                 return false
@@ -260,6 +267,10 @@ struct Session {
         case .upload(let transactions, let through):
             guard let clientID else {
                 await outbox.refuse(.malformedMessage(detail: "an upload before hello"))
+                return false
+            }
+            guard through <= UInt64(Int64.max) else {
+                await outbox.refuse(.malformedMessage(detail: "an upload through local version \(through), beyond what the server stores"))
                 return false
             }
             let count = transactions.reduce(0) { $0 + $1.changes.count }
