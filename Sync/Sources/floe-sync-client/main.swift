@@ -12,7 +12,7 @@ import FloeSyncWebSocket
 //       journaled to F.journal after its commit.
 //   floe-sync-client dump --file F               prints the synced objects as sync values (JSON)
 //   floe-sync-client bench-upload --file F --server URL --objects N
-//   floe-sync-client bench-latency --server URL --dir D --samples N
+//   floe-sync-client bench-latency --server URL [--server-b URL] --dir D --samples N
 //   floe-sync-client bench-catchup --file F --server URL
 //
 // Every command that connects takes --token-file F (a JWT, read again before each connection,
@@ -295,18 +295,23 @@ case "bench-latency":
     }
     let a = try await Realm(configuration: configuration(directory + "/latency-a.floe"))
     let b = try await Realm(configuration: configuration(directory + "/latency-b.floe"))
+    // B through another server on the same database, when given: the change crosses servers.
     let transport = makeTransport(server)
     let clientA = try SyncClient(realm: a, types: syncedTypes, transport: transport, options: connectionOptions())
-    let clientB = try SyncClient(realm: b, types: syncedTypes, transport: transport, options: connectionOptions())
+    let clientB = try SyncClient(realm: b, types: syncedTypes, transport: argument("--server-b").map(makeTransport) ?? transport,
+                                 options: connectionOptions())
     try await clientA.start()
     try await clientB.start()
     guard await synchronize(clientA, seconds: 600), await synchronize(clientB, seconds: 600) else { fail("not synchronized") }
     let clock = ContinuousClock()
     var latencies: [Double] = []
+    // Titles new to this run: on a database that has the samples of an earlier run, each write
+    // still changes its object (an unchanged one uploads nothing and B would wait for ever).
+    let run = UUID().uuidString.prefix(8)
     for sample in 0..<(samples + 10) {
         let target = await clientB.serverVersion + 1
         let started = clock.now
-        try await a.write { realm in _ = try realm.create(Item.self, value: ["id": 50_000_000 + sample, "title": "sample \(sample)"], update: .modified) }
+        try await a.write { realm in _ = try realm.create(Item.self, value: ["id": 50_000_000 + sample, "title": "sample \(sample) of \(run)"], update: .modified) }
         await clientB.waitForServerVersion(target)
         let elapsed = clock.now - started
         guard try await b.read({ realm in realm.object(ofType: Item.self, forPrimaryKey: 50_000_000 + sample) != nil }) else { fail("B misses sample \(sample)") }

@@ -87,6 +87,28 @@ struct Database: Sendable {
         return 0
     }
 
+    /// Follows the versions committed through every server on this database, calling `publish`
+    /// with each: an upload's transaction notifies the channel `floe_log` with its version, which
+    /// PostgreSQL delivers when it commits. On (re)connecting, the newest version is published
+    /// first, so a version committed while no one listened is not missed. Runs until cancelled.
+    func followCommits(_ publish: @escaping @Sendable (UInt64) async -> Void) async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: "floe_log") { notifications in
+                        await publish(try await latestVersion())
+                        for try await notification in notifications {
+                            if let version = UInt64(notification.payload) { await publish(version) }
+                        }
+                    }
+                }
+            } catch {
+                logger.warning("not following other servers' commits, retrying in 1 s: \(String(reflecting: error))")
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
     /// The newest local version of `clientID` the server applied.
     func acknowledgedLocalVersion(of clientID: String) async throws -> UInt64 {
         let rows = try await client.query("SELECT local_version FROM floe_clients WHERE client_id = \(clientID)", logger: logger)
@@ -162,13 +184,15 @@ struct Database: Sendable {
                     // The images of the applied changes, in the same order ('' for none).
                     let texts = try images.map { try $0.map { String(decoding: try encoder.encode($0), as: UTF8.self) } ?? "" }
                     try await connection.query("""
-                        INSERT INTO floe_log (version, seq, class, key, change, images)
-                        SELECT \(version), s, c, k, ch::jsonb, NULLIF(im, '')::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[], \(texts)::text[]) AS u(s, c, k, ch, im)
+                        WITH logged AS (INSERT INTO floe_log (version, seq, class, key, change, images)
+                        SELECT \(version), s, c, k, ch::jsonb, NULLIF(im, '')::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[], \(texts)::text[]) AS u(s, c, k, ch, im))
+                        SELECT pg_notify('floe_log', \(String(version)))
                         """, logger: logger)
                 } else {
                     try await connection.query("""
-                        INSERT INTO floe_log (version, seq, class, key, change)
-                        SELECT \(version), s, c, k, ch::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[]) AS u(s, c, k, ch)
+                        WITH logged AS (INSERT INTO floe_log (version, seq, class, key, change)
+                        SELECT \(version), s, c, k, ch::jsonb FROM unnest(\(sequence)::bigint[], \(classes)::text[], \(keys)::text[], \(changes)::text[]) AS u(s, c, k, ch))
+                        SELECT pg_notify('floe_log', \(String(version)))
                         """, logger: logger)
                 }
             }

@@ -11,7 +11,8 @@ import PostgresNIO
 // floe-sync-server: FloeSync clients connect over a WebSocket (/sync), presenting a JWT; uploads
 // are checked against the schema and the rules and applied in one PostgreSQL transaction each;
 // every connection is streamed the change log after the server version it holds, filtered by
-// what its token may read. GET /health answers once the database is reachable.
+// what its token may read. Several servers may share one database: each follows the others'
+// commits (LISTEN floe_log). GET /health answers once the database is reachable.
 
 let usage = """
     usage: floe-sync-server --schema schema.json [--rules rules.json]
@@ -213,6 +214,8 @@ let app = Application(
         } catch {
             FileHandle.standardError.write(Data("floe-sync-server: PostgreSQL is not ready: \(String(reflecting: error))\n".utf8))
         }
+        // Commits through other servers on the same database wake this one's connections.
+        Task { await database.followCommits { await service.hub.publish($0) } }
         print("listening on \(scheme)://\(host):\(channel.localAddress?.port ?? port)/sync")
         fflush(nil)
     },
