@@ -31,28 +31,10 @@ cd "$(dirname "$0")/.."
 operations=${1:-10000}
 pgport=${PGPORT:-54331}
 
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-if [ -z "$pgbin" ]; then
-    apt-get update && apt-get install -y postgresql
-    pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-fi
-
-work=$(mktemp -d)
-chmod 755 "$work"
-mkdir "$work/pg" "$work/keys"
-chown postgres "$work/pg"
-as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+source Scripts/postgres.sh   # (the working directory is Sync/)
+mkdir "$work/keys"
 server_pid=""
-cleanup() {
-    [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true
-    as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
-    if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-
-as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U postgres >/dev/null
-as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg" start >/dev/null
+on_exit+=('[ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null')
 echo "PostgreSQL on 127.0.0.1:$pgport"
 
 swift build 2>&1 | tail -1

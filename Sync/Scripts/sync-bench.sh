@@ -22,24 +22,9 @@ changes=${CHANGES:-1000000}
 modes=${MODES:-open rules}
 config=${CONFIG:-release}
 pgport=${PGPORT:-54339}
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-[ -n "$pgbin" ] || { apt-get update && apt-get install -y postgresql; pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); }
-
-work=$(mktemp -d)
-chmod 755 "$work"
-mkdir "$work/pg"
-chown postgres "$work/pg"
-as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+source Scripts/postgres.sh   # (the working directory is Sync/)
 server_pid=""
-cleanup() {
-    [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true
-    as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U postgres >/dev/null
-as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg" start >/dev/null
-psql_() { psql -h 127.0.0.1 -p "$pgport" -U postgres -At -q "$@"; }
+on_exit+=('[ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null')
 
 swift build -c "$config" 2>&1 | tail -1
 bin=$(swift build -c "$config" --show-bin-path)

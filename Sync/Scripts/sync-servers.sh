@@ -13,27 +13,9 @@ samples=${1:-100}
 config=${CONFIG:-debug}
 pgport=${PGPORT:-54341}
 
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-if [ -z "$pgbin" ]; then
-    apt-get update && apt-get install -y postgresql
-    pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-fi
-
-work=$(mktemp -d)
-chmod 755 "$work"
-mkdir "$work/pg"
-chown postgres "$work/pg"
-as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+source Scripts/postgres.sh   # (the working directory is Sync/)
 servers=()
-cleanup() {
-    for pid in "${servers[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U postgres >/dev/null
-as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg" start >/dev/null
-psql_() { psql -h 127.0.0.1 -p "$pgport" -U postgres -At -q "$@"; }
+on_exit+=('for pid in "${servers[@]}"; do kill -9 "$pid" 2>/dev/null || true; done')
 
 swift build -c "$config" 2>&1 | tail -1
 bin=$(swift build -c "$config" --show-bin-path)

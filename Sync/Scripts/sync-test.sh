@@ -16,31 +16,12 @@ cd "$(dirname "$0")/.."
 seconds=${1:-15}
 pgport=${PGPORT:-54329}
 
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-if [ -z "$pgbin" ]; then
-    apt-get update && apt-get install -y postgresql
-    pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-fi
-
-work=$(mktemp -d)
-chmod 755 "$work"
-mkdir "$work/pg"
-chown postgres "$work/pg"
-as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+PG_OPTIONS="-c fsync=on"
+source Scripts/postgres.sh   # (the working directory is Sync/)
 pids=()
 server_pid=""
-cleanup() {
-    for pid in "${pids[@]}" $server_pid; do kill -9 "$pid" 2>/dev/null || true; done
-    as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true
-    if [ "${KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-
-as_postgres "$pgbin/initdb" -D "$work/pg/data" -A trust -U postgres >/dev/null
-as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $pgport -k $work/pg -c fsync=on" start >/dev/null
+on_exit+=('for pid in "${pids[@]}" $server_pid; do kill -9 "$pid" 2>/dev/null || true; done')
 echo "PostgreSQL on 127.0.0.1:$pgport"
-psql_() { psql -h 127.0.0.1 -p "$pgport" -U postgres -At "$@"; }
 
 swift build 2>&1 | tail -1
 bin=$(swift build --show-bin-path)
