@@ -4,7 +4,10 @@
 # client on the other must receive each change (each server follows the others' commits with
 # LISTEN floe_log), in both directions, timed (commit → the other device, through two servers);
 # then every server's LISTEN connection is cut (pg_terminate_backend) and the changes must still
-# arrive once the servers listen again.
+# arrive once the servers listen again. Last, two clients write at random (with random
+# disconnects) through one server each, then each moves to the other server and writes on: at
+# the end both realms equal the PostgreSQL tables object by object, and every write either
+# client journaled after its commit is in the log (nothing lost in the move).
 #
 # Usage: Sync/Scripts/sync-servers.sh [samples, default 100]   (env: CONFIG=debug|release)
 set -euo pipefail
@@ -22,7 +25,7 @@ bin=$(swift build -c "$config" --show-bin-path)
 "$bin/floe-sync-client" schema > "$work/schema.json"
 
 start_server() {   # start_server N: server N, its port in port_N
-    "$bin/floe-sync-server" --schema "$work/schema.json" --insecure-no-auth --port 0 --pg-port "$pgport" >"$work/server$1.log" 2>&1 &
+    "$bin/floe-sync-server" --schema "$work/schema.json" --insecure-no-auth --debug-state --port 0 --pg-port "$pgport" >"$work/server$1.log" 2>&1 &
     servers+=($!)
     for _ in $(seq 1 300); do
         found=$(sed -n 's|^listening on ws://127.0.0.1:\([0-9]*\)/sync$|\1|p' "$work/server$1.log")
@@ -51,6 +54,49 @@ cut=$(psql_ -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WH
 echo "cut $cut listening connections"
 sleep 2
 latency "server 1 → server 2 after the cut" "$port_1" "$port_2" 20
+
+# Clients that move between servers: random writes through one, then through the other.
+client() {   # client NAME PORT SECONDS: random writes, then synchronized
+    "$bin/floe-sync-client" run --file "$work/$1.floe" --server "ws://127.0.0.1:$2/sync" --name "$1" --seconds "$3" --flaky >>"$work/$1.log" 2>&1
+}
+moved=1
+client c1 "$port_1" 4 & first=$!
+client c2 "$port_2" 4 & second=$!
+wait "$first" && wait "$second" || moved=0
+client c1 "$port_2" 4 & first=$!
+client c2 "$port_1" 4 & second=$!
+wait "$first" && wait "$second" || moved=0
+for round in 1 2; do client c1 "$port_2" 0 || moved=0; client c2 "$port_1" 0 || moved=0; done
+curl -fsS "http://127.0.0.1:$port_1/state" > "$work/postgres.json"
+for name in c1 c2; do "$bin/floe-sync-client" dump --file "$work/$name.floe" > "$work/$name.json"; done
+psql_ -c "SELECT change->>'operation', class, key, change->'values'->'title'->>'string' FROM floe_log" > "$work/log.txt"
+if [ "$moved" = 1 ] && python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+expected = json.load(open(f"{work}/postgres.json"))
+failed = False
+for name in ("c1", "c2"):
+    got = json.load(open(f"{work}/{name}.json"))
+    differences = sum(1 for cls in set(expected) | set(got) for key in set(got.get(cls, {})) | set(expected.get(cls, {}))
+                      if got.get(cls, {}).get(key) != expected.get(cls, {}).get(key))
+    print(f"  {name}: {sum(len(o) for o in got.values())} objects, {differences} differ from PostgreSQL")
+    failed |= differences > 0
+# Every journaled write reached the server (an update of an object deleted meanwhile excepted).
+log = [line.split("|") for line in open(f"{work}/log.txt").read().splitlines()]
+titles = {row[3] for row in log if len(row) > 3 and row[3]}
+deleted = {row[2] for row in log if row[0] == "delete"}
+checked = lost = 0
+for name in ("c1", "c2"):
+    for line in open(f"{work}/{name}.floe.journal"):
+        kind, cls, key, title = line.split()
+        checked += 1
+        lost += title not in titles and not (kind == "update" and key in deleted)
+print(f"  journaled writes checked: {checked}, lost: {lost}")
+sys.exit(1 if failed or lost or checked == 0 else 0)
+PY
+then echo "✔ two clients that moved between servers hold exactly PostgreSQL's objects, no write lost"
+else echo "✘ clients that moved between servers differ from PostgreSQL or lost writes"; tail -n 3 "$work"/c1.log "$work"/c2.log; failures=$((failures + 1)); fi
+
 for pid in "${servers[@]}"; do
     if ! kill -0 "$pid" 2>/dev/null; then echo "✘ a server died"; failures=$((failures + 1)); fi
 done
