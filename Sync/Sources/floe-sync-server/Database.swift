@@ -327,17 +327,19 @@ struct Database: Sendable {
         return (page.changes.map(\.change), page.through)
     }
 
-    /// The logged changes after `version` that a token with `claims` may see, as ``SyncRules/visibleChange(_:before:after:claims:)``
-    /// makes them (the whole object when it becomes readable, a delete when it stops being),
-    /// each the JSON of an `ObjectChange`: whole server versions, about `limit` changes at most.
-    ///
-    /// PostgreSQL picks the changes first, by each class's ``ReadCondition`` for the token: a
-    /// class the token reads none of is not read at all, one it reads all of is passed on as
-    /// logged (no image decoded), and the rest only where the object, before or after the
-    /// change, may be readable; the rules then decide on those. A catch-up thus reads what the
-    /// token may see, not the whole log. A change logged without images (an insert of a new
-    /// object, or one logged before the rules were on) is an insert of its own values.
-    func visibleChanges(after version: UInt64, limit: Int, rules: SyncRules, claims: [String: SyncValue]) async throws -> (changes: [String], through: UInt64) {
+    /// What a token may read of the log, as SQL over its columns: each class's ``ReadCondition``
+    /// for the token's claims. A class the token reads none of is left out, one it reads all of
+    /// is `passedOn` (its changes go out as logged), and the rest pass where the object, before
+    /// or after the change, may be readable. A change logged without images (an insert of a new
+    /// object, or one logged before the rules were on) is tested as an insert of its own values.
+    /// The claims do not change within a connection, so it is made once per connection.
+    struct ReadFilter: Sendable {
+        let sql: String
+        let binds: PostgresBindings
+        let passedOn: Set<String>
+    }
+
+    func readFilter(rules: SyncRules, claims: [String: SyncValue]) -> ReadFilter {
         var binds = PostgresBindings()
         var passedOn: Set<String> = []
         var clauses: [String] = []
@@ -359,12 +361,21 @@ struct Database: Sendable {
                     OR (images ? 'before' AND \(before)) OR (images ? 'after' AND \(after))))
                 """)
         }
-        let filter = clauses.isEmpty ? "FALSE" : "(" + clauses.joined(separator: " OR ") + ")"
-        let page = try await loggedChanges(after: version, limit: limit, filter: filter, binds: binds, images: true)
+        return ReadFilter(sql: clauses.isEmpty ? "FALSE" : "(" + clauses.joined(separator: " OR ") + ")", binds: binds, passedOn: passedOn)
+    }
+
+    /// The logged changes after `version` that a token with `claims` may see, as ``SyncRules/visibleChange(_:before:after:claims:)``
+    /// makes them (the whole object when it becomes readable, a delete when it stops being),
+    /// each the JSON of an `ObjectChange`: whole server versions, about `limit` changes at most.
+    /// PostgreSQL picks them first by `filter` (``readFilter(rules:claims:)`` for the same token),
+    /// and the rules decide on those: a catch-up reads what the token may see, not the whole log.
+    func visibleChanges(after version: UInt64, limit: Int, rules: SyncRules, claims: [String: SyncValue],
+                        filter: ReadFilter) async throws -> (changes: [String], through: UInt64) {
+        let page = try await loggedChanges(after: version, limit: limit, filter: filter.sql, binds: filter.binds, images: true)
         let decoder = JSONDecoder(), encoder = JSONEncoder()
         var visible: [String] = []
         for row in page.changes {
-            if passedOn.contains(row.className) {
+            if filter.passedOn.contains(row.className) {
                 visible.append(row.change)
                 continue
             }

@@ -333,10 +333,11 @@ struct Session {
         let service = service, outbox = outbox, claims = claims
         return Task {
             var sent = version
+            let filter = service.rules.map { service.database.readFilter(rules: $0, claims: claims) }
             while !Task.isCancelled {
                 do {
-                    if let rules = service.rules {
-                        let page = try await service.database.visibleChanges(after: sent, limit: 5000, rules: rules, claims: claims)
+                    if let rules = service.rules, let filter {
+                        let page = try await service.database.visibleChanges(after: sent, limit: 5000, rules: rules, claims: claims, filter: filter)
                         if page.through > sent {
                             try await outbox.sendChanges(from: sent, to: page.through, page.changes)
                             sent = page.through
