@@ -195,7 +195,7 @@ public struct SyncProperty: Sendable, Hashable, Codable {
     private func fits(_ value: SyncValue) -> Bool {
         if case .null = value { return isOptional || kind == .mixed || kind == .link || (kind == .embedded && collection != .list && collection != .set) }
         switch (kind, value) {
-        case (.mixed, _): return true
+        case (.mixed, _): return value.parses
         case (.bool, .bool), (.int, .int), (.float, .double), (.double, .double), (.string, .string), (.data, .data),
              (.date, .date), (.uuid, .uuid):
             return true
@@ -209,6 +209,21 @@ public struct SyncProperty: Sendable, Hashable, Codable {
             }
             return true
         default: return false
+        }
+    }
+}
+
+extension SyncValue {
+    /// Whether every decimal and object identifier in the value (and in its elements, and a
+    /// link's key) parses: what a device needs to hold it as a mixed value.
+    var parses: Bool {
+        switch self {
+        case .decimal(let string): return (try? Decimal128(string: string)) != nil
+        case .objectId(let string): return (try? ObjectId(string: string)) != nil
+        case .link(_, let key): return key.parses
+        case .list(let elements): return elements.allSatisfy(\.parses)
+        case .map(let entries): return entries.values.allSatisfy(\.parses)
+        default: return true
         }
     }
 }

@@ -94,4 +94,19 @@ import FloeSync
         let message = SyncError.wrongType(className: "Todo", property: "done", expected: "bool", value: "string \"yes\"").description
         #expect(message.contains("Todo.done") && message.contains("bool") && message.contains("yes"))
     }
+
+    /// A mixed value takes any type, but a device must still be able to hold it: a decimal or
+    /// an object identifier that does not parse, at any depth, would stop every device that
+    /// downloads it.
+    @Test func aMixedValueThatNoDeviceCanHoldIsRefused() throws {
+        let anything = SyncProperty(name: "anything", kind: .mixed)
+        for value: SyncValue in [.decimal("1e"), .objectId("xyz"), .list([.int(1), .decimal("abc")]), .map(["a": .map(["b": .objectId("5f")])]),
+                                 .link(className: "Todo", key: .objectId("nope"))] {
+            #expect(throws: SyncError.self) { try anything.check(value, className: "Todo") }
+        }
+        for value: SyncValue in [.null, .decimal("1e5"), .decimal("-Inf"), .objectId("5F1D7B2A9C8E4D3F2A1B0C9D"), .list([.decimal(".5"), .string("x")]),
+                                 .map(["a": .objectId("5f1d7b2a9c8e4d3f2a1b0c9d")])] {
+            try anything.check(value, className: "Todo")
+        }
+    }
 }
