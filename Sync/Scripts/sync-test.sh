@@ -6,6 +6,7 @@
 # restarted; the server is killed and restarted while clients write. At the end every client's
 # realm must equal the PostgreSQL tables object by object, and every write a client journaled
 # after committing it must be in the server's change log (0 lost writes).
+# A service writes straight into PostgreSQL meanwhile; its writes must reach every client too.
 # The server runs as it would on the internet: wss:// with a certificate from a test CA that
 # the clients are given, HS256 tokens (one client's expires during the run and is renewed by
 # rewriting its token file), and rules that every class is read and written through.
@@ -67,6 +68,27 @@ client() {   # client NAME ARGS...: starts a client in the background, logging t
     eval "pid_$name=$!"
 }
 
+# A service beside the clients writes straight into PostgreSQL, as another backend would:
+# inserts, title updates of anyone's items and deletes of its own, in plain SQL. The capture
+# triggers log them; they must reach every client like a client's change. Each write is journaled
+# once PostgreSQL has committed it (a write that fails while PostgreSQL is down is not).
+service() {
+    # It waits behind uploads (both take the upload lock), so it writes on a little past the clients.
+    local n=0 end=$((SECONDS + seconds + 10)) key id
+    while [ $SECONDS -lt $end ]; do
+        n=$((n + 1)); key=$((70000000 + n))
+        if psql_ -c "INSERT INTO \"Item\" (id, title, count, done, score, tags, place) VALUES ($key, 'svc-$n', $n, false, 0.5,
+                '{\"list\": [{\"string\": \"svc\"}]}', '{\"map\": {\"city\": {\"string\": \"Oslo\"}, \"visits\": {\"int\": $n}, \"inner\": null}}')" 2>/dev/null; then
+            echo "insert Item $key svc-$n" >> "$work/service.floe.journal"
+        fi
+        id=$(psql_ -c "UPDATE \"Item\" SET title = 'svc-u-$n', count = count + 1 WHERE id = (SELECT id FROM \"Item\" ORDER BY random() LIMIT 1) RETURNING id" 2>/dev/null || true)
+        if [ -n "$id" ]; then echo "update Item $id svc-u-$n" >> "$work/service.floe.journal"; fi
+        if [ $((n % 4)) = 0 ]; then psql_ -c "DELETE FROM \"Item\" WHERE id = $((key - 2))" >/dev/null 2>&1 || true; fi
+        sleep 0.05
+    done
+}
+: > "$work/service.floe.journal"
+
 # Phase 1: three clients write at random, with random disconnects; c2 starts with a large
 # transaction and is killed with SIGKILL while uploading it.
 # c1's token expires 3 s in; its file is renewed after 2 s, so its next connection takes the new one.
@@ -75,6 +97,7 @@ client c1 --seconds "$seconds" --flaky
 client c3 --seconds "$seconds" --flaky
 (sleep 2; token c1 > "$work/c1.token.new" && mv "$work/c1.token.new" "$work/c1.token") &
 client c2 --seconds "$seconds" --flaky --bulk 20000
+service & pids+=($!)
 for _ in $(seq 1 600); do grep -q '^bulk' "$work/c2.log" 2>/dev/null && break; sleep 0.05; done
 sleep 0.3
 kill -9 "$pid_c2"
@@ -141,7 +164,7 @@ titles = {row[3] for row in log if len(row) > 3 and row[3]}
 deleted = {row[2] for row in log if row[0] == "delete"}
 lost = 0
 checked = 0
-for name in ("c1", "c2", "c3"):
+for name in ("c1", "c2", "c3", "service"):
     for line in open(f"{work}/{name}.floe.journal"):
         kind, cls, key, title = line.split()
         checked += 1
@@ -149,7 +172,9 @@ for name in ("c1", "c2", "c3"):
             lost += 1
             if lost <= 5:
                 print(f"  lost: {name} {line.strip()}")
-print(f"journaled writes checked: {checked}, lost: {lost}")
+direct = sum(1 for _ in open(f"{work}/service.floe.journal"))
+print(f"journaled writes checked: {checked} (of which straight into PostgreSQL: {direct}), lost: {lost}")
+failed |= direct == 0
 failed |= lost > 0
 sys.exit(1 if failed else 0)
 PY
@@ -243,4 +268,25 @@ after="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max
 [ "$before" = "$after" ] || { echo "FAIL the refused batches changed PostgreSQL ($before -> $after)"; exit 1; }
 [ "$(psql_ -c "SELECT count(*) FROM \"Item\" WHERE id >= 90000001")" = 0 ] || { echo "FAIL a refused insert reached PostgreSQL"; exit 1; }
 echo "ok nothing of the refused batches reached PostgreSQL ($after items|server version)"
+
+# Straight into PostgreSQL: a value no device could hold is refused, naming the class and
+# property; a class whose capture is turned off writes nothing to the log; the server's own
+# writes are never logged twice.
+if out=$(psql_ -c "INSERT INTO \"Item\" (id, title) VALUES (79999999, 'no count')" 2>&1); then
+    echo "FAIL an item without its required count was taken: $out"; exit 1
+fi
+case "$out" in *"Item.count cannot hold NULL"*) echo "ok a direct write no device could hold is refused: $out" ;; *) echo "FAIL refused as: $out"; exit 1 ;; esac
+before=$(psql_ -c 'SELECT count(*) FROM floe_log')
+psql_ -c 'ALTER TABLE "Owner" DISABLE TRIGGER floe_capture_row, DISABLE TRIGGER floe_capture_statement'
+psql_ -c "INSERT INTO \"Owner\" (id, name) VALUES ('quiet', 'not synced')"
+[ "$(psql_ -c 'SELECT count(*) FROM floe_log')" = "$before" ] || { echo "FAIL a class with capture turned off was logged"; exit 1; }
+psql_ -c "DELETE FROM \"Owner\" WHERE id = 'quiet'"
+psql_ -c 'ALTER TABLE "Owner" ENABLE TRIGGER floe_capture_row, ENABLE TRIGGER floe_capture_statement'
+echo "ok capture turned off for one class logs nothing"
+# Every client's insert carries a title of its own: logged twice, the triggers took the server's write.
+twice=$(psql_ -c "SELECT count(*) FROM (SELECT change->'values'->'title'->>'string' FROM floe_log WHERE change->>'operation' = 'insert'
+    AND change->'values'->'title'->>'string' ~ '^c[0-9]-' GROUP BY 1 HAVING count(*) > 1) AS repeated")
+[ "$twice" = 0 ] || { echo "FAIL $twice uploaded inserts were logged twice"; exit 1; }
+echo "ok no uploaded insert was logged twice"
+"$bin/floe-sync-server" --schema "$work/schema.json" --insecure-no-auth --pg-port "$pgport" --check-capture "${CAPTURE_WRITES:-2000}"
 echo "sync end-to-end: all checks passed"

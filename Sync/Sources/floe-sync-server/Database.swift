@@ -55,7 +55,17 @@ struct Database: Sendable {
         }
     }
 
-    /// Creates what is missing: the tables of the schema's classes (and columns added to them), the log, the sequence.
+    /// The text bound for `value` of `property`: in a `jsonb` column (collections, mixed values,
+    /// embedded objects) the value's JSON, so that a mixed value keeps its type (and a mixed
+    /// string is JSON at all); elsewhere ``text(_:)``.
+    static func text(_ value: SyncValue, for property: SyncProperty) throws -> String? {
+        guard CaptureSQL.isJSON(property) else { return try text(value) }
+        if case .null = value { return nil }
+        return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    /// Creates what is missing: the tables of the schema's classes (and columns added to them), the log, the
+    /// sequence; and (re)installs the capture of writes made directly in the tables.
     func prepare() async throws {
         try await client.query("CREATE SEQUENCE IF NOT EXISTS floe_server_version", logger: logger)
         try await client.query("""
@@ -66,6 +76,15 @@ struct Database: Sendable {
         // a download can tell whether the object was, and is, readable by the connection's token.
         try await client.query("ALTER TABLE floe_log ADD COLUMN IF NOT EXISTS images jsonb", logger: logger)
         try await client.query("CREATE TABLE IF NOT EXISTS floe_clients (client_id text PRIMARY KEY, local_version bigint NOT NULL)", logger: logger)
+        for statement in tableStatements() {
+            try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        try await installCapture()
+    }
+
+    /// The statements that create each class's table, and add the columns it lacks.
+    func tableStatements() -> [String] {
+        var statements: [String] = []
         for syncClass in schema.classes {
             let table = Self.quote(syncClass.name)
             var columns: [String] = []
@@ -73,9 +92,40 @@ struct Database: Sendable {
                 let key = property.name == syncClass.primaryKey ? " PRIMARY KEY" : ""
                 columns.append("\(Self.quote(property.name)) \(columnType(property))\(key)")
             }
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(table) (\(columns.joined(separator: ", ")))"), logger: logger)
+            statements.append("CREATE TABLE IF NOT EXISTS \(table) (\(columns.joined(separator: ", ")))")
             for property in syncClass.properties where property.name != syncClass.primaryKey {
-                try await client.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(Self.quote(property.name)) \(columnType(property))"), logger: logger)
+                statements.append("ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(Self.quote(property.name)) \(columnType(property))")
+            }
+        }
+        return statements
+    }
+
+    /// Installs the capture of writes made directly in PostgreSQL (``CaptureSQL``): the shared
+    /// functions and each class's trigger functions are replaced (they follow the schema), the
+    /// triggers created where missing (one disabled by hand stays disabled). Servers starting
+    /// together take turns.
+    func installCapture() async throws {
+        let capture = CaptureSQL(schema: schema)
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7401102)", logger: logger)
+            for statement in CaptureSQL.sharedFunctions {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            for embedded in capture.embeddedTypes() {
+                try await connection.query(PostgresQuery(unsafeSQL: capture.embeddedFunction(embedded.name, properties: embedded.properties)), logger: logger)
+            }
+            for syncClass in schema.classes {
+                for statement in capture.functions(for: syncClass) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                var existing: Set<String> = []
+                let table = Self.quote(syncClass.name)
+                for try await name in try await connection.query("SELECT tgname::text FROM pg_trigger WHERE tgrelid = \(table)::regclass", logger: logger).decode(String.self) {
+                    existing.insert(name)
+                }
+                let triggers = capture.triggers(for: syncClass)
+                if !existing.contains("floe_capture_row") { try await connection.query(PostgresQuery(unsafeSQL: triggers.row), logger: logger) }
+                if !existing.contains("floe_capture_statement") { try await connection.query(PostgresQuery(unsafeSQL: triggers.statement), logger: logger) }
             }
         }
     }
@@ -128,7 +178,8 @@ struct Database: Sendable {
         try await client.withTransaction(logger: logger) { connection in
             // Uploads commit one at a time, so server versions commit in order: a reader that
             // has seen version n has seen everything before it.
-            try await connection.query("SELECT pg_advisory_xact_lock(7401101)", logger: logger)
+            // `floe.origin` tells the capture triggers that these writes are logged here.
+            try await connection.query("SELECT pg_advisory_xact_lock(7401101), set_config('floe.origin', 'sync', true)", logger: logger)
             var done: Int64 = 0
             for try await version in try await connection.query("SELECT local_version FROM floe_clients WHERE client_id = \(clientID)", logger: logger).decode(Int64.self) {
                 done = version
@@ -269,7 +320,7 @@ struct Database: Sendable {
             bindings.append(try Self.text(change.key))
             row.append(placeholder(bindings.count, keyProperty))
             for property in properties {
-                bindings.append(try Self.text(change.values[property.name] ?? .null))
+                bindings.append(try Self.text(change.values[property.name] ?? .null, for: property))
                 row.append(placeholder(bindings.count, property))
             }
             rows.append("(" + row.joined(separator: ", ") + ")")
@@ -293,7 +344,7 @@ struct Database: Sendable {
         var placeholders: [String] = []
         for (name, value) in change.values.sorted(by: { $0.key < $1.key }) where name != syncClass.primaryKey {
             guard let property = syncClass.property(named: name) else { continue }
-            bindings.append(try Self.text(value))
+            bindings.append(try Self.text(value, for: property))
             names.append(Self.quote(name))
             placeholders.append(placeholder(bindings.count, property))
         }

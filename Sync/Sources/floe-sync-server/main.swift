@@ -22,6 +22,7 @@ let usage = """
              [--host 127.0.0.1] [--port 8080] [--max-message-bytes N] [--max-batch-changes N]
              [--max-messages-per-second N] [--hello-timeout SECONDS] [--debug-state]
              [--check-read-conditions N [--seed S]]    (tests the read filter's SQL on the database, then exits)
+             [--check-capture N [--seed S]]            (tests the capture of direct SQL writes, rolled back, then exits)
              [--pg-host 127.0.0.1] [--pg-port 5432] [--pg-user postgres] [--pg-password ...] [--pg-database postgres]
 
     SIGHUP reads the key files again.
@@ -131,6 +132,14 @@ if let count = argument("--check-read-conditions").flatMap(Int.init) {
         .run(conditions: count, seed: argument("--seed").flatMap(UInt64.init) ?? 1)
     for failure in failures.prefix(20) { print("✘ \(failure)") }
     print(failures.isEmpty ? "✔ \(count) read conditions: SQL and Swift agree on every object" : "✘ \(failures.count) disagreements")
+    running.cancel()
+    exit(failures.isEmpty ? 0 : 1)
+}
+if let count = argument("--check-capture").flatMap(Int.init) {
+    let running = Task { await postgres.run() }
+    let failures = try await CaptureCheck(client: postgres, logger: logger).run(writes: count, seed: argument("--seed").flatMap(UInt64.init) ?? 1)
+    for failure in failures.prefix(20) { print("✘ \(failure)") }
+    print(failures.isEmpty ? "✔ \(count) writes made directly in SQL: captured exactly, refused where a device could not hold them" : "✘ \(failures.count) failures")
     running.cancel()
     exit(failures.isEmpty ? 0 : 1)
 }
