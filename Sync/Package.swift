@@ -2,8 +2,9 @@
 import PackageDescription
 
 // The sync server (Hummingbird 2 and PostgresNIO, JWTs checked with jwt-kit, TLS with
-// swift-nio-ssl), the WebSocket transport for FloeSync clients, a test client, and the attack
-// runner of the opt-in security test. A package of its own, so that Floe and FloeSync keep no
+// swift-nio-ssl, metrics through swift-metrics in Prometheus's format, logs through swift-log),
+// the WebSocket transport for FloeSync clients, a test client, and the attack runner of the
+// opt-in security test. A package of its own, so that Floe and FloeSync keep no
 // package dependencies.
 let package = Package(
     name: "FloeSyncServer",
@@ -22,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .executableTarget(name: "floe-sync-server", dependencies: [
@@ -36,6 +40,9 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "FloeSyncWebSocket", dependencies: [
             .product(name: "FloeSync", package: "Floe"),

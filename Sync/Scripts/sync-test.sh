@@ -47,11 +47,14 @@ for name in c1 c2 c3 check; do token "$name" > "$work/$name.token"; done
 start_server() {
     "$bin/floe-sync-server" --schema "$work/schema.json" --rules "$work/rules.json" --port "${port:-0}" --pg-port "$pgport" \
         --jwt-hs256-secret-file "$keys/hs256.secret" --jwt-issuer floe-test --jwt-audience floe-sync \
-        --tls-cert "$keys/server.pem" --tls-key "$keys/server.key" --debug-state >>"$work/server.log" 2>&1 &
+        --tls-cert "$keys/server.pem" --tls-key "$keys/server.key" --debug-state --metrics-port 0 >>"$work/server.log" 2>&1 &
     server_pid=$!
+    local lines
+    lines=$(wc -l < "$work/server.log")
     for _ in $(seq 1 200); do
         found=$(sed -n 's|^listening on wss://127.0.0.1:\([0-9]*\)/sync$|\1|p' "$work/server.log" | tail -1)
-        if [ -n "$found" ] && curl -fsS --cacert "$keys/ca.pem" "https://localhost:$found/health" >/dev/null 2>&1; then port=$found; return 0; fi
+        metrics=$(tail -n +"$((lines + 1))" "$work/server.log" | sed -n 's|^metrics on \(http://127.0.0.1:[0-9]*/metrics\)$|\1|p' | tail -1)
+        if [ -n "$found" ] && [ -n "$metrics" ] && curl -fsS --cacert "$keys/ca.pem" "https://localhost:$found/health" >/dev/null 2>&1; then port=$found; return 0; fi
         sleep 0.1
     done
     echo "FAIL the server did not start"; cat "$work/server.log"; exit 1
@@ -268,6 +271,18 @@ after="$(psql_ -c 'SELECT count(*) FROM "Item"')|$(psql_ -c 'SELECT coalesce(max
 [ "$before" = "$after" ] || { echo "FAIL the refused batches changed PostgreSQL ($before -> $after)"; exit 1; }
 [ "$(psql_ -c "SELECT count(*) FROM \"Item\" WHERE id >= 90000001")" = 0 ] || { echo "FAIL a refused insert reached PostgreSQL"; exit 1; }
 echo "ok nothing of the refused batches reached PostgreSQL ($after items|server version)"
+
+# Metrics: the server that ran the end of the test counted its connections, uploads, refusals
+# and PostgreSQL timings.
+curl -fsS "$metrics" > "$work/metrics.txt"
+metric() { awk -v name="$1" '$1 == name { print $2 }' "$work/metrics.txt"; }
+for name in floe_sync_connections_opened_total floe_sync_uploads_total floe_sync_uploaded_changes_total floe_sync_changes_sent_total \
+            'floe_sync_refusals_total{reason="forbidden"}' 'floe_sync_refusals_total{reason="wrongType"}' floe_sync_upload_seconds_count floe_sync_log_read_seconds_count; do
+    value=$(metric "$name")
+    [ -n "$value" ] && awk -v v="$value" 'BEGIN { exit !(v > 0) }' || { echo "FAIL metric $name is '${value}'"; grep floe_sync "$work/metrics.txt" | head -40; exit 1; }
+done
+[ "$(metric floe_sync_connections)" != "" ] || { echo "FAIL no floe_sync_connections gauge"; exit 1; }
+echo "ok metrics: $(metric floe_sync_uploads_total) uploads, $(metric floe_sync_changes_sent_total) changes sent, $(metric 'floe_sync_refusals_total{reason="forbidden"}') refused by a rule, $(metric floe_sync_connections) connections open"
 
 # Straight into PostgreSQL: a value no device could hold is refused, naming the class and
 # property; a class whose capture is turned off writes nothing to the log; the server's own

@@ -2,6 +2,7 @@ import Foundation
 import FloeSync
 import Hummingbird
 import HummingbirdWebSocket
+import Logging
 import NIOCore
 import NIOWebSocket
 import PostgresNIO
@@ -71,10 +72,20 @@ actor Hub {
 /// changes at most, never an unbounded queue.
 actor Outbox {
     let outbound: WebSocketOutboundWriter
+    let metrics: ServerMetrics
+    let logger: Logger
     let encoder = JSONEncoder()
-    init(_ outbound: WebSocketOutboundWriter) { self.outbound = outbound }
+    init(_ outbound: WebSocketOutboundWriter, metrics: ServerMetrics, logger: Logger) {
+        self.outbound = outbound
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     func send(_ message: ServerMessage) async throws {
+        if case .error(let error) = message {
+            metrics.refused(error)
+            logger.notice("refused", metadata: ["reason": "\(ServerMetrics.reason(error))", "detail": "\(error)"])
+        }
         try await outbound.write(.text(String(decoding: try encoder.encode(message), as: UTF8.self)))
     }
 
@@ -89,6 +100,8 @@ actor Outbox {
         }
         text += "]}}"
         try await outbound.write(.text(text))
+        metrics.pagesSent.increment()
+        metrics.changesSent.increment(by: changes.count)
     }
 
     /// Sends `error` and closes the connection.
@@ -125,6 +138,7 @@ struct SyncService: Sendable {
     let limits: Limits
     let hub = Hub()
     let uploads: Uploads
+    let metrics = ServerMetrics()
 
     init(database: Database, schema: SyncSchema, rules: SyncRules?, authenticator: Authenticator?, limits: Limits) {
         self.database = database
@@ -137,7 +151,12 @@ struct SyncService: Sendable {
 
     /// One WebSocket connection, from its first message to its close.
     func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, request: Request) async throws {
-        let outbox = Outbox(outbound)
+        var logger = database.logger
+        logger[metadataKey: "connection"] = "\(UInt32.random(in: 0...UInt32.max))"
+        let outbox = Outbox(outbound, metrics: metrics, logger: logger)
+        metrics.connectionsOpened.increment()
+        metrics.connections.increment()
+        defer { metrics.connections.decrement() }
         // The gate let the upgrade through; the token is read again for its claims (it may
         // have expired in between).
         var claims: [String: SyncValue] = [:]
@@ -163,6 +182,8 @@ struct SyncService: Sendable {
             try? await Task.sleep(for: limits.helloTimeout)
             if !Task.isCancelled { await outbox.refuse(.malformedMessage(detail: "no hello within \(limits.helloTimeout)")) }
         }
+        logger.info("connected", metadata: ["sub": "\(claims["sub"]?.description ?? "-")"])
+        defer { logger.info("disconnected") }
         var session = Session(service: self, outbox: outbox, claims: claims)
         defer {
             expiry?.cancel()
@@ -287,12 +308,17 @@ struct Session {
             }
             let version: UInt64
             do {
-                version = try await service.uploads.apply(transactions, through: through, from: clientID, rules: service.rules, claims: claims)
+                version = try await service.metrics.time(service.metrics.uploadTime) {
+                    try await service.uploads.apply(transactions, through: through, from: clientID, rules: service.rules, claims: claims)
+                }
+                service.metrics.uploads.increment()
+                service.metrics.uploadedChanges.increment(by: count)
             } catch let refusal as SyncError {
                 // A rule refused a change: the transaction rolled back, the client keeps the batch queued.
                 try await outbox.send(.error(refusal))
                 return true
             } catch {
+                service.metrics.databaseErrors.increment()
                 try await outbox.send(.error(.serverUnavailable(detail: "\(String(reflecting: error))")))
                 return false
             }
@@ -334,17 +360,22 @@ struct Session {
         return Task {
             var sent = version
             let filter = service.rules.map { service.database.readFilter(rules: $0, claims: claims) }
+            let metrics = service.metrics
             while !Task.isCancelled {
+                let latest = await service.hub.latest
+                if latest > sent { metrics.lag.record(latest - sent) }
                 do {
                     if let rules = service.rules, let filter {
-                        let page = try await service.database.visibleChanges(after: sent, limit: 5000, rules: rules, claims: claims, filter: filter)
+                        let page = try await metrics.time(metrics.logReadTime) {
+                            try await service.database.visibleChanges(after: sent, limit: 5000, rules: rules, claims: claims, filter: filter)
+                        }
                         if page.through > sent {
                             try await outbox.sendChanges(from: sent, to: page.through, page.changes)
                             sent = page.through
                             continue
                         }
                     } else {
-                        let page = try await service.database.changes(after: sent, limit: 5000)
+                        let page = try await metrics.time(metrics.logReadTime) { try await service.database.changes(after: sent, limit: 5000) }
                         if page.through > sent {
                             try await outbox.sendChanges(from: sent, to: page.through, page.changes)
                             sent = page.through
@@ -352,6 +383,7 @@ struct Session {
                         }
                     }
                 } catch {
+                    metrics.databaseErrors.increment()
                     await outbox.refuse(.serverUnavailable(detail: "\(String(reflecting: error))"), code: .unexpectedServerError)
                     return
                 }

@@ -5,8 +5,11 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import Metrics
 import NIOSSL
 import PostgresNIO
+import Prometheus
+import ServiceLifecycle
 
 // floe-sync-server: FloeSync clients connect over a WebSocket (/sync), presenting a JWT; uploads
 // are checked against the schema and the rules and applied in one PostgreSQL transaction each;
@@ -21,6 +24,8 @@ let usage = """
              [--tls-cert cert.pem --tls-key key.pem]    (or plain ws://, loopback only unless --allow-plain)
              [--host 127.0.0.1] [--port 8080] [--max-message-bytes N] [--max-batch-changes N]
              [--max-messages-per-second N] [--hello-timeout SECONDS] [--debug-state]
+             [--metrics-port N [--metrics-host 127.0.0.1]]   (Prometheus's text format at GET /metrics, plain HTTP)
+             [--log-level trace|debug|info|notice|warning|error]  (notice: refusals; info: connections too)
              [--check-read-conditions N [--seed S]]    (tests the read filter's SQL on the database, then exits)
              [--check-capture N [--seed S]]            (tests the capture of direct SQL writes, rolled back, then exits)
              [--pg-host 127.0.0.1] [--pg-port 5432] [--pg-user postgres] [--pg-password ...] [--pg-database postgres]
@@ -116,7 +121,7 @@ let limits = makeLimits()
 
 let logger = {
     var logger = Logger(label: "floe-sync-server")
-    logger.logLevel = .warning
+    logger.logLevel = argument("--log-level").flatMap(Logger.Level.init(rawValue:)) ?? .notice
     return logger
 }()
 let postgres = PostgresClient(configuration: .init(
@@ -143,6 +148,11 @@ if let count = argument("--check-capture").flatMap(Int.init) {
     running.cancel()
     exit(failures.isEmpty ? 0 : 1)
 }
+// Metrics: a registry swift-metrics reports into, served on a listener of its own (plain HTTP,
+// loopback unless asked), never on the sync port the internet reaches.
+let metricsRegistry = PrometheusCollectorRegistry()
+let metricsPort = argument("--metrics-port").flatMap(Int.init)
+if metricsPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metricsRegistry)) }
 let service = SyncService(database: database, schema: schema, rules: rules, authenticator: authenticator, limits: limits)
 
 // SIGHUP: read the key files again (a rotated key, a new JWKS); on failure the old keys stay.
@@ -211,11 +221,25 @@ let server = HTTPServerBuilder { responder in
 }
 
 let scheme = tls == nil ? "ws" : "wss"
+var services: [any Service] = [postgres]
+if let metricsPort {
+    let metricsHost = argument("--metrics-host") ?? "127.0.0.1"
+    let metricsRouter = Router()
+    metricsRouter.get("/metrics") { _, _ -> Response in
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: metricsRegistry.emitToBuffer())))
+    }
+    services.append(Application(router: metricsRouter, configuration: .init(address: .hostname(metricsHost, port: metricsPort)),
+                                onServerRunning: { channel in
+                                    print("metrics on http://\(metricsHost):\(channel.localAddress?.port ?? metricsPort)/metrics")
+                                    fflush(nil)
+                                }, logger: logger))
+}
 let app = Application(
     router: router,
     server: server,
     configuration: .init(address: .hostname(host, port: port)),
-    services: [postgres],
+    services: services,
     onServerRunning: { channel in
         do {
             try await database.prepare()
@@ -224,7 +248,12 @@ let app = Application(
             FileHandle.standardError.write(Data("floe-sync-server: PostgreSQL is not ready: \(String(reflecting: error))\n".utf8))
         }
         // Commits through other servers on the same database wake this one's connections.
-        Task { await database.followCommits { await service.hub.publish($0) } }
+        Task {
+            await database.followCommits {
+                service.metrics.commitsFollowed.increment()
+                await service.hub.publish($0)
+            }
+        }
         print("listening on \(scheme)://\(host):\(channel.localAddress?.port ?? port)/sync")
         fflush(nil)
     },
