@@ -29,6 +29,8 @@ final class Item: Object {
     @Persisted var owner: Owner?
     @Persisted var place: Place?
     @Persisted var stops: List<Place>
+    /// A mixed value (`jsonb` in PostgreSQL), of a kind that changes with the item's count.
+    @Persisted var note: AnyRealmValue
 }
 
 /// Embedded in an item: travels inside it (a nested value, `jsonb` in PostgreSQL).
@@ -96,6 +98,17 @@ func value(_ place: Place?) -> SyncValue {
     return .map(["city": .string(place.city), "visits": .int(Int64(place.visits)), "inner": value(place.inner)])
 }
 
+/// The kinds of mixed value the test writes, as sync values.
+func note(_ value: AnyRealmValue) -> SyncValue {
+    switch value {
+    case .none: return .null
+    case .int(let int): return .int(Int64(int))
+    case .string(let string): return .string(string)
+    case .decimal128(let decimal): return .decimal(decimal.stringValue)
+    default: return .string("unexpected \(value)")
+    }
+}
+
 func dump(_ realm: Realm) async throws -> [String: [String: [String: SyncValue]]] {
     try await realm.read { realm in
         var items: [String: [String: SyncValue]] = [:]
@@ -104,7 +117,7 @@ func dump(_ realm: Realm) async throws -> [String: [String: [String: SyncValue]]
                 "id": .int(Int64(item.id)), "title": .string(item.title), "count": .int(Int64(item.count)),
                 "done": .bool(item.done), "score": .double(item.score), "tags": .list(item.tags.map { .string($0) }),
                 "owner": item.owner.map { .link(className: "Owner", key: .string($0.id)) } ?? .null,
-                "place": value(item.place), "stops": .list(item.stops.map { value($0) }),
+                "place": value(item.place), "stops": .list(item.stops.map { value($0) }), "note": note(item.note),
             ]
         }
         var owners: [String: [String: SyncValue]] = [:]
@@ -226,6 +239,12 @@ case "run":
                             place.inner?.city = step.title
                         }
                         if item.count % 2 == 0 { item.stops.append(try Place(value: ["city": step.title])) }
+                        switch item.count % 4 {
+                        case 0: item.note = .string(step.title)
+                        case 1: item.note = .int(item.count)
+                        case 2: item.note = .decimal128(Decimal128(integerLiteral: item.count) / 8)
+                        default: item.note = .none
+                        }
                         if item.stops.count > 3 { item.stops.remove(at: 0) }
                     }
                 case 2:
