@@ -14,6 +14,7 @@ import FloeSyncWebSocket
 //   floe-sync-client bench-upload --file F --server URL --objects N
 //   floe-sync-client bench-latency --server URL [--server-b URL] --dir D --samples N
 //   floe-sync-client bench-catchup --file F --server URL
+//   floe-sync-client bench-fanout --server URL --clients N --samples K
 //
 // Every command that connects takes --token-file F (a JWT, read again before each connection,
 // so that a renewed file replaces an expired token) and --ca F (the CA that signed a wss://
@@ -360,6 +361,103 @@ case "bench-catchup":
     print(String(format: "catch-up: %d changes (%d objects) in %.2f s = %.0f changes/s", changes, objects, seconds, Double(changes) / seconds))
     await client.stop()
 
+case "bench-fanout":
+    // One change reaching many connected devices: N connections speak the protocol (no realm
+    // each, so that the devices' own work does not weigh on the measure), a writer uploads one
+    // change at a time, and each connection's delay from the upload to the change's arrival is
+    // recorded; the next change goes once every connection has the last one.
+    guard let server = argument("--server"), let count = Int(argument("--clients") ?? ""), let samples = Int(argument("--samples") ?? "") else {
+        fail("bench-fanout needs --server, --clients and --samples")
+    }
+    let transport = makeTransport(server)
+    let token = try argument("--token-file").map { try String(contentsOfFile: $0, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) }
+    let writer = try await transport.connect(token: token)
+    let run = UUID().uuidString.prefix(8)
+    try await writer.send(.hello(clientID: "fanout-writer-\(run)", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: UInt64(Int64.max)))
+    guard case .welcome(let latest, _)? = try await writer.receive() else { fail("the writer got no welcome") }
+    let clock = ContinuousClock()
+    let origin = clock.now
+    /// Arrival times, by connection and sample, in milliseconds since `origin`.
+    final class Arrivals: @unchecked Sendable {
+        // @unchecked: every access holds the lock.
+        private let lock = NSLock()
+        private var times: [[Double]]
+        private var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        init(clients: Int, samples: Int) { times = Array(repeating: Array(repeating: -1, count: samples), count: clients) }
+        func record(client: Int, sample: Int, at time: Double) {
+            let resume: CheckedContinuation<Void, Never>? = lock.withLock {
+                guard times[client][sample] < 0 else { return nil }
+                times[client][sample] = time
+                guard times.allSatisfy({ $0[sample] >= 0 }) else { return nil }
+                return waiting.removeValue(forKey: sample)
+            }
+            resume?.resume()
+        }
+        func wait(for sample: Int) async {
+            await withCheckedContinuation { continuation in
+                let done = lock.withLock {
+                    if times.allSatisfy({ $0[sample] >= 0 }) { return true }
+                    waiting[sample] = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        }
+        var all: [[Double]] { lock.withLock { times } }
+    }
+    let arrivals = Arrivals(clients: count, samples: samples)
+    let marker = "fanout \(run) "
+    var connections: [any SyncConnection] = []
+    for index in 0..<count {
+        let connection = try await transport.connect(token: token)
+        try await connection.send(.hello(clientID: "fanout-\(run)-\(index)", protocolVersion: syncProtocolVersion, schemaVersion: 1, serverVersion: latest))
+        guard case .welcome? = try await connection.receive() else { fail("connection \(index) got no welcome") }
+        connections.append(connection)
+    }
+    let readers = connections.enumerated().map { index, connection in
+        Task {
+            while let message = try? await connection.receive() {
+                guard case .changes(_, _, let changes) = message else { continue }
+                let now = clock.now - origin
+                let milliseconds = Double(now.components.seconds) * 1000 + Double(now.components.attoseconds) / 1e15
+                for change in changes {
+                    if case .string(let title)? = change.values["title"], title.hasPrefix(marker), let sample = Int(title.dropFirst(marker.count)) {
+                        arrivals.record(client: index, sample: sample, at: milliseconds)
+                    }
+                }
+            }
+        }
+    }
+    print("\(count) connections open")
+    fflush(nil)
+    var sent: [Double] = []
+    for sample in 0..<samples {
+        let now = clock.now - origin
+        sent.append(Double(now.components.seconds) * 1000 + Double(now.components.attoseconds) / 1e15)
+        let change = ObjectChange(className: "Item", key: .int(60_000_000 + Int64(sample)), operation: .insert,
+                                  values: ["title": .string(marker + String(sample)), "count": .int(0), "done": .bool(false), "score": .double(0)])
+        try await writer.send(.upload(transactions: [UploadedTransaction(localVersion: UInt64(sample + 1), changes: [change])], throughLocalVersion: UInt64(sample + 1)))
+        guard case .acknowledge? = try await writer.receive() else { fail("the upload of sample \(sample) was not acknowledged") }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await arrivals.wait(for: sample) }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                if !Task.isCancelled { fail("sample \(sample) did not reach every connection within 60 s") }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+    var delays = arrivals.all.flatMap { times in zip(times, sent).map { $0 - $1 } }
+    delays.sort()
+    func percentile(_ p: Double) -> Double { delays[min(delays.count - 1, Int(Double(delays.count) * p))] }
+    print(String(format: "fan-out: %d connections × %d changes, upload to arrival p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                 count, samples, percentile(0.5), percentile(0.99), delays.last!))
+    for reader in readers { reader.cancel() }
+    for connection in connections { await connection.close() }
+    await writer.close()
+    exit(0)
+
 default:
-    fail("unknown command '\(command)' (schema, run, dump, bench-upload, bench-latency, bench-catchup)")
+    fail("unknown command '\(command)' (schema, run, dump, bench-upload, bench-latency, bench-catchup, bench-fanout)")
 }

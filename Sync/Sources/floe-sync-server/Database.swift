@@ -369,13 +369,25 @@ struct Database: Sendable {
         return found
     }
 
-    /// The logged changes after `version`: whole server versions, about `limit` changes at most
-    /// (a larger version comes whole). Returns the changes and the newest version they reach.
-    /// Each change is the JSON of an `ObjectChange`, as logged: the server passes it on without
-    /// decoding it.
-    func changes(after version: UInt64, limit: Int) async throws -> (changes: [String], through: UInt64) {
-        let page = try await loggedChanges(after: version, limit: limit, images: false)
-        return (page.changes.map(\.change), page.through)
+    /// One page of the log as ``loggedChanges(after:limit:filter:binds:images:)`` reads it: each
+    /// change the JSON of an `ObjectChange`, as logged (passed on without decoding when no rule
+    /// judges it).
+    struct LogPage: Sendable {
+        struct Row: Sendable {
+            let className: String
+            let change: String
+            let images: String?
+        }
+        let changes: [Row]
+        let through: UInt64
+    }
+
+    /// The page after `version` that passes `filter` (everything without one), with images when filtered.
+    func page(after version: UInt64, limit: Int, filter: ReadFilter?) async throws -> LogPage {
+        if let filter {
+            return try await loggedChanges(after: version, limit: limit, filter: filter.sql, binds: filter.binds, images: true)
+        }
+        return try await loggedChanges(after: version, limit: limit, images: false)
     }
 
     /// What a token may read of the log, as SQL over its columns: each class's ``ReadCondition``
@@ -388,14 +400,18 @@ struct Database: Sendable {
         let sql: String
         let binds: PostgresBindings
         let passedOn: Set<String>
+        /// Each class's condition: connections whose filters have the same conditions read the same pages.
+        let conditions: [String: ReadCondition]
     }
 
     func readFilter(rules: SyncRules, claims: [String: SyncValue]) -> ReadFilter {
         var binds = PostgresBindings()
         var passedOn: Set<String> = []
         var clauses: [String] = []
+        var conditions: [String: ReadCondition] = [:]
         for syncClass in schema.classes {
             let condition = rules.readCondition(className: syncClass.name, claims: claims)
+            conditions[syncClass.name] = condition
             if condition == .nothing { continue }
             binds.append(syncClass.name)
             let isClass = "class = $\(binds.count)::text"
@@ -412,17 +428,15 @@ struct Database: Sendable {
                     OR (images ? 'before' AND \(before)) OR (images ? 'after' AND \(after))))
                 """)
         }
-        return ReadFilter(sql: clauses.isEmpty ? "FALSE" : "(" + clauses.joined(separator: " OR ") + ")", binds: binds, passedOn: passedOn)
+        return ReadFilter(sql: clauses.isEmpty ? "FALSE" : "(" + clauses.joined(separator: " OR ") + ")", binds: binds, passedOn: passedOn,
+                          conditions: conditions)
     }
 
-    /// The logged changes after `version` that a token with `claims` may see, as ``SyncRules/visibleChange(_:before:after:claims:)``
-    /// makes them (the whole object when it becomes readable, a delete when it stops being),
-    /// each the JSON of an `ObjectChange`: whole server versions, about `limit` changes at most.
-    /// PostgreSQL picks them first by `filter` (``readFilter(rules:claims:)`` for the same token),
-    /// and the rules decide on those: a catch-up reads what the token may see, not the whole log.
-    func visibleChanges(after version: UInt64, limit: Int, rules: SyncRules, claims: [String: SyncValue],
-                        filter: ReadFilter) async throws -> (changes: [String], through: UInt64) {
-        let page = try await loggedChanges(after: version, limit: limit, filter: filter.sql, binds: filter.binds, images: true)
+    /// What a token with `claims` may see of `page` (read with `filter`, made for the same
+    /// claims), as ``SyncRules/visibleChange(_:before:after:claims:)`` makes each change (the
+    /// whole object when it becomes readable, a delete when it stops being), each the JSON of an
+    /// `ObjectChange`. PostgreSQL picked the page's changes by the filter; the rules decide on those.
+    func visible(_ page: LogPage, rules: SyncRules, claims: [String: SyncValue], filter: ReadFilter) throws -> [String] {
         let decoder = JSONDecoder(), encoder = JSONEncoder()
         var visible: [String] = []
         for row in page.changes {
@@ -437,7 +451,7 @@ struct Database: Sendable {
                 visible.append(String(decoding: try encoder.encode(shown), as: UTF8.self))
             }
         }
-        return (visible, page.through)
+        return visible
     }
 
     /// An insert's values with its key, as the object it creates.
@@ -454,9 +468,8 @@ struct Database: Sendable {
     /// (so in the same snapshot). Every version up to that one is whole, since uploads commit
     /// in order, and so a page the filter left empty still moves its reader on.
     private func loggedChanges(after version: UInt64, limit: Int, filter: String = "TRUE",
-                               binds: PostgresBindings = PostgresBindings(), images: Bool)
-        async throws -> (changes: [(className: String, change: String, images: String?)], through: UInt64) {
-        var changes: [(className: String, change: String, images: String?)] = []
+                               binds: PostgresBindings = PostgresBindings(), images: Bool) async throws -> LogPage {
+        var changes: [LogPage.Row] = []
         var last: (version: Int64, seq: Int32)?
         var newest = Int64(version)
         let imagesColumn = images ? "images::text" : "NULL::text"
@@ -471,16 +484,18 @@ struct Database: Sendable {
             newest = max(newest, latest)
             guard let rowVersion, let seq, let className, let text else { continue }
             last = (rowVersion, seq)
-            changes.append((className, text, imagesText))
+            changes.append(LogPage.Row(className: className, change: text, images: imagesText))
         }
-        guard let last, changes.count == limit else { return (changes, UInt64(newest)) }
+        guard let last, changes.count == limit else { return LogPage(changes: changes, through: UInt64(newest)) }
         // The page may have cut the last version: fetch the rest of it.
         let rest = try await client.query(PostgresQuery(unsafeSQL: """
             SELECT class, change::text, \(imagesColumn) FROM floe_log
             WHERE version = \(last.version) AND seq > \(last.seq) AND \(filter) ORDER BY seq
             """, binds: binds), logger: logger)
-        for try await (className, text, imagesText) in rest.decode((String, String, String?).self) { changes.append((className, text, imagesText)) }
-        return (changes, UInt64(last.version))
+        for try await (className, text, imagesText) in rest.decode((String, String, String?).self) {
+            changes.append(LogPage.Row(className: className, change: text, images: imagesText))
+        }
+        return LogPage(changes: changes, through: UInt64(last.version))
     }
 
     /// Every object in the tables, as sync values (for comparing a client's realm with the database).

@@ -139,14 +139,16 @@ struct SyncService: Sendable {
     let hub = Hub()
     let uploads: Uploads
     let metrics = ServerMetrics()
+    let pages: LogPages
 
-    init(database: Database, schema: SyncSchema, rules: SyncRules?, authenticator: Authenticator?, limits: Limits) {
+    init(database: Database, schema: SyncSchema, rules: SyncRules?, authenticator: Authenticator?, limits: Limits, sharedPages: Bool = true) {
         self.database = database
         self.schema = schema
         self.rules = rules
         self.authenticator = authenticator
         self.limits = limits
         uploads = Uploads(database: database)
+        pages = LogPages(database: database, shared: sharedPages)
     }
 
     /// One WebSocket connection, from its first message to its close.
@@ -365,22 +367,17 @@ struct Session {
                 let latest = await service.hub.latest
                 if latest > sent { metrics.lag.record(latest - sent) }
                 do {
-                    if let rules = service.rules, let filter {
-                        let page = try await metrics.time(metrics.logReadTime) {
-                            try await service.database.visibleChanges(after: sent, limit: 5000, rules: rules, claims: claims, filter: filter)
+                    let page = try await metrics.time(metrics.logReadTime) { try await service.pages.page(after: sent, filter: filter) }
+                    if page.through > sent {
+                        let changes: [String]
+                        if let rules = service.rules, let filter {
+                            changes = try service.database.visible(page, rules: rules, claims: claims, filter: filter)
+                        } else {
+                            changes = page.changes.map(\.change)
                         }
-                        if page.through > sent {
-                            try await outbox.sendChanges(from: sent, to: page.through, page.changes)
-                            sent = page.through
-                            continue
-                        }
-                    } else {
-                        let page = try await metrics.time(metrics.logReadTime) { try await service.database.changes(after: sent, limit: 5000) }
-                        if page.through > sent {
-                            try await outbox.sendChanges(from: sent, to: page.through, page.changes)
-                            sent = page.through
-                            continue
-                        }
+                        try await outbox.sendChanges(from: sent, to: page.through, changes)
+                        sent = page.through
+                        continue
                     }
                 } catch {
                     metrics.databaseErrors.increment()

@@ -26,6 +26,7 @@ let usage = """
              [--max-messages-per-second N] [--hello-timeout SECONDS] [--debug-state]
              [--metrics-port N [--metrics-host 127.0.0.1]]   (Prometheus's text format at GET /metrics, plain HTTP)
              [--log-level trace|debug|info|notice|warning|error]  (notice: refusals; info: connections too)
+             [--no-shared-pages]    (each connection reads its own pages of the log: for measuring what sharing saves)
              [--check-read-conditions N [--seed S]]    (tests the read filter's SQL on the database, then exits)
              [--check-capture N [--seed S]]            (tests the capture of direct SQL writes, rolled back, then exits)
              [--pg-host 127.0.0.1] [--pg-port 5432] [--pg-user postgres] [--pg-password ...] [--pg-database postgres]
@@ -153,7 +154,8 @@ if let count = argument("--check-capture").flatMap(Int.init) {
 let metricsRegistry = PrometheusCollectorRegistry()
 let metricsPort = argument("--metrics-port").flatMap(Int.init)
 if metricsPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metricsRegistry)) }
-let service = SyncService(database: database, schema: schema, rules: rules, authenticator: authenticator, limits: limits)
+let service = SyncService(database: database, schema: schema, rules: rules, authenticator: authenticator, limits: limits,
+                          sharedPages: !flag("--no-shared-pages"))
 
 // SIGHUP: read the key files again (a rotated key, a new JWKS); on failure the old keys stay.
 signal(SIGHUP, SIG_IGN)
