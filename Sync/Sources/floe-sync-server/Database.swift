@@ -378,14 +378,30 @@ struct Database: Sendable {
             let change: String
             let images: String?
         }
+        /// A row the rules judge, decoded once for every connection the page is shared with.
+        struct Judged: Sendable {
+            let change: ObjectChange
+            let images: ObjectImages
+        }
         let changes: [Row]
         let through: UInt64
+        /// With a filter, each row of a class not passed on as logged, decoded (nil for the others).
+        var judged: [Judged?] = []
     }
 
     /// The page after `version` that passes `filter` (everything without one), with images when filtered.
     func page(after version: UInt64, limit: Int, filter: ReadFilter?) async throws -> LogPage {
         if let filter {
-            return try await loggedChanges(after: version, limit: limit, filter: filter.sql, binds: filter.binds, images: true)
+            var page = try await loggedChanges(after: version, limit: limit, filter: filter.sql, binds: filter.binds, images: true)
+            let decoder = JSONDecoder()
+            page.judged = try page.changes.map { row in
+                if filter.passedOn.contains(row.className) { return nil }
+                let change = try decoder.decode(ObjectChange.self, from: Data(row.change.utf8))
+                let images = try row.images.map { try decoder.decode(ObjectImages.self, from: Data($0.utf8)) }
+                    ?? ObjectImages(before: nil, after: change.operation == .insert ? insertedValues(change) : nil)
+                return LogPage.Judged(change: change, images: images)
+            }
+            return page
         }
         return try await loggedChanges(after: version, limit: limit, images: false)
     }
@@ -437,19 +453,19 @@ struct Database: Sendable {
     /// whole object when it becomes readable, a delete when it stops being), each the JSON of an
     /// `ObjectChange`. PostgreSQL picked the page's changes by the filter; the rules decide on those.
     func visible(_ page: LogPage, rules: SyncRules, claims: [String: SyncValue], filter: ReadFilter) throws -> [String] {
-        let decoder = JSONDecoder(), encoder = JSONEncoder()
+        guard page.judged.count == page.changes.count else {
+            throw SyncError.serverUnavailable(detail: "a page of the log read without the read filter was judged by the rules")
+        }
+        let encoder = JSONEncoder()
         var visible: [String] = []
-        for row in page.changes {
-            if filter.passedOn.contains(row.className) {
+        for (row, judged) in zip(page.changes, page.judged) {
+            guard let judged else {
                 visible.append(row.change)
                 continue
             }
-            let change = try decoder.decode(ObjectChange.self, from: Data(row.change.utf8))
-            let images = try row.images.map { try decoder.decode(ObjectImages.self, from: Data($0.utf8)) }
-                ?? ObjectImages(before: nil, after: change.operation == .insert ? insertedValues(change) : nil)
-            if let shown = rules.visibleChange(change, before: images.before, after: images.after, claims: claims) {
-                visible.append(String(decoding: try encoder.encode(shown), as: UTF8.self))
-            }
+            guard let shown = rules.visibleChange(judged.change, before: judged.images.before, after: judged.images.after, claims: claims) else { continue }
+            // Readable before and after: the change goes as logged, not encoded again.
+            visible.append(shown == judged.change ? row.change : String(decoding: try encoder.encode(shown), as: UTF8.self))
         }
         return visible
     }
