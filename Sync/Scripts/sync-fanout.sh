@@ -6,13 +6,18 @@
 # bounded: N messages a change). Run in turn with the log's pages shared between connections
 # (the server's default) and read per connection (--no-shared-pages), in open mode and with rules
 # and tokens; medians of RUNS alternating rounds are reported by the caller from the lines printed.
+# Each round also times a commit on one device reaching another device's realm (as sync-bench.sh's
+# L1) with 100 other devices connected (IDLE), and with none.
 #
-# Usage: Sync/Scripts/sync-fanout.sh   (env: RUNS=3 CLIENTS="100 1000" SAMPLES=20 MODES="open rules" CONFIG=release)
+# Usage: Sync/Scripts/sync-fanout.sh   (env: RUNS=3 CLIENTS="100 1000" SAMPLES=20 MODES="open rules" IDLE=100
+#                                            LATENCY_SAMPLES=200 CONFIG=release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 clients=${CLIENTS:-100 1000}
 samples=${SAMPLES:-20}
+idle=${IDLE:-100}
+latency_samples=${LATENCY_SAMPLES:-200}
 modes=${MODES:-open rules}
 config=${CONFIG:-release}
 pgport=${PGPORT:-54338}
@@ -59,6 +64,13 @@ for run in $(seq 1 "$runs"); do
                 echo -n "run $run, $mode, shared pages $sharing: "
                 "$bin/floe-sync-client" bench-fanout --server "ws://127.0.0.1:$port/sync" --clients "$count" --samples "$samples" "${token[@]}" | tail -1
             done
+            if [ "$sharing" = on ]; then
+                for others in 0 "$idle"; do
+                    rm -f "$work"/latency-*.floe*
+                    echo -n "run $run, $mode, device to device: "
+                    "$bin/floe-sync-client" bench-latency --dir "$work" --server "ws://127.0.0.1:$port/sync" --samples "$latency_samples" --idle "$others" "${token[@]}" | tail -1
+                done
+            fi
         done
     done
 done

@@ -12,7 +12,7 @@ import FloeSyncWebSocket
 //       journaled to F.journal after its commit.
 //   floe-sync-client dump --file F               prints the synced objects as sync values (JSON)
 //   floe-sync-client bench-upload --file F --server URL --objects N
-//   floe-sync-client bench-latency --server URL [--server-b URL] --dir D --samples N
+//   floe-sync-client bench-latency --server URL [--server-b URL] --dir D --samples N [--idle N]
 //   floe-sync-client bench-catchup --file F --server URL
 //   floe-sync-client bench-fanout --server URL --clients N --samples K
 //
@@ -323,6 +323,18 @@ case "bench-latency":
     try await clientA.start()
     try await clientB.start()
     guard await synchronize(clientA, seconds: 600), await synchronize(clientB, seconds: 600) else { fail("not synchronized") }
+    // Other devices connected meanwhile (--idle N), each sent every change as B is.
+    let idle = Int(argument("--idle") ?? "0") ?? 0
+    var others: [(any SyncConnection, Task<Void, Never>)] = []
+    for index in 0..<idle {
+        let connection = try await transport.connect(token: try argument("--token-file").map {
+            try String(contentsOfFile: $0, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        })
+        try await connection.send(.hello(clientID: "idle-\(UUID().uuidString)-\(index)", protocolVersion: syncProtocolVersion, schemaVersion: 1,
+                                         serverVersion: await clientB.serverVersion))
+        guard case .welcome? = try await connection.receive() else { fail("idle connection \(index) got no welcome") }
+        others.append((connection, Task { while (try? await connection.receive()) != nil {} }))
+    }
     let clock = ContinuousClock()
     var latencies: [Double] = []
     // Titles new to this run: on a database that has the samples of an earlier run, each write
@@ -339,7 +351,12 @@ case "bench-latency":
     }
     latencies.sort()
     func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-    print(String(format: "latency: %d samples, p50 %.2f ms, p99 %.2f ms, max %.2f ms", latencies.count, percentile(0.5), percentile(0.99), latencies.last!))
+    print(String(format: "latency: %d samples, p50 %.2f ms, p99 %.2f ms, max %.2f ms", latencies.count, percentile(0.5), percentile(0.99), latencies.last!)
+          + (idle > 0 ? " (\(idle) other devices connected)" : ""))
+    for (connection, reader) in others {
+        reader.cancel()
+        await connection.close()
+    }
     await clientA.stop()
     await clientB.stop()
 
