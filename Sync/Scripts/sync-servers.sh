@@ -60,6 +60,42 @@ echo "cut $cut listening connections"
 sleep 2
 latency "server 1 → server 2 after the cut" "$port_1" "$port_2" 20
 
+# compare_with_postgres PORT NAME...: each client's realm must equal the tables (read through the
+# server on PORT) object by object; every write it journaled after its commit must be in the log
+# (an update of an object deleted meanwhile excepted); and no insert is logged twice (each carries
+# a title of its own: logged twice, an upload was applied twice).
+compare_with_postgres() {
+    local port=$1; shift
+    curl -fsS "http://127.0.0.1:$port/state" > "$work/postgres.json"
+    for name in "$@"; do "$bin/floe-sync-client" dump --file "$work/$name.floe" > "$work/$name.json"; done
+    psql_ -c "SELECT change->>'operation', class, key, change->'values'->'title'->>'string' FROM floe_log" > "$work/log.txt"
+    python3 - "$work" "$@" <<'PY'
+import collections, json, sys
+work, names = sys.argv[1], sys.argv[2:]
+expected = json.load(open(f"{work}/postgres.json"))
+failed = False
+for name in names:
+    got = json.load(open(f"{work}/{name}.json"))
+    differences = sum(1 for cls in set(expected) | set(got) for key in set(got.get(cls, {})) | set(expected.get(cls, {}))
+                      if got.get(cls, {}).get(key) != expected.get(cls, {}).get(key))
+    print(f"  {name}: {sum(len(o) for o in got.values())} objects, {differences} differ from PostgreSQL")
+    failed |= differences > 0
+log = [line.split("|") for line in open(f"{work}/log.txt").read().splitlines()]
+titles = {row[3] for row in log if len(row) > 3 and row[3]}
+deleted = {row[2] for row in log if row[0] == "delete"}
+inserted = collections.Counter(row[3] for row in log if row[0] == "insert" and len(row) > 3 and row[3])
+twice = sum(1 for count in inserted.values() if count > 1)
+checked = lost = 0
+for name in names:
+    for line in open(f"{work}/{name}.floe.journal"):
+        kind, cls, key, title = line.split()
+        checked += 1
+        lost += title not in titles and not (kind == "update" and key in deleted)
+print(f"  journaled writes checked: {checked}, lost: {lost}, applied twice: {twice}")
+sys.exit(1 if failed or lost or twice or checked == 0 else 0)
+PY
+}
+
 # Clients that move between servers: random writes through one, then through the other.
 client() {   # client NAME PORT SECONDS: random writes, then synchronized
     "$bin/floe-sync-client" run --file "$work/$1.floe" --server "ws://127.0.0.1:$2/sync" --name "$1" --seconds "$3" --flaky >>"$work/$1.log" 2>&1
@@ -72,33 +108,7 @@ client c1 "$port_2" 4 & first=$!
 client c2 "$port_1" 4 & second=$!
 wait "$first" && wait "$second" || moved=0
 for round in 1 2; do client c1 "$port_2" 0 || moved=0; client c2 "$port_1" 0 || moved=0; done
-curl -fsS "http://127.0.0.1:$port_1/state" > "$work/postgres.json"
-for name in c1 c2; do "$bin/floe-sync-client" dump --file "$work/$name.floe" > "$work/$name.json"; done
-psql_ -c "SELECT change->>'operation', class, key, change->'values'->'title'->>'string' FROM floe_log" > "$work/log.txt"
-if [ "$moved" = 1 ] && python3 - "$work" <<'PY'
-import json, sys
-work = sys.argv[1]
-expected = json.load(open(f"{work}/postgres.json"))
-failed = False
-for name in ("c1", "c2"):
-    got = json.load(open(f"{work}/{name}.json"))
-    differences = sum(1 for cls in set(expected) | set(got) for key in set(got.get(cls, {})) | set(expected.get(cls, {}))
-                      if got.get(cls, {}).get(key) != expected.get(cls, {}).get(key))
-    print(f"  {name}: {sum(len(o) for o in got.values())} objects, {differences} differ from PostgreSQL")
-    failed |= differences > 0
-# Every journaled write reached the server (an update of an object deleted meanwhile excepted).
-log = [line.split("|") for line in open(f"{work}/log.txt").read().splitlines()]
-titles = {row[3] for row in log if len(row) > 3 and row[3]}
-deleted = {row[2] for row in log if row[0] == "delete"}
-checked = lost = 0
-for name in ("c1", "c2"):
-    for line in open(f"{work}/{name}.floe.journal"):
-        kind, cls, key, title = line.split()
-        checked += 1
-        lost += title not in titles and not (kind == "update" and key in deleted)
-print(f"  journaled writes checked: {checked}, lost: {lost}")
-sys.exit(1 if failed or lost or checked == 0 else 0)
-PY
+if [ "$moved" = 1 ] && compare_with_postgres "$port_1" c1 c2
 then echo "✔ two clients that moved between servers hold exactly PostgreSQL's objects, no write lost"
 else echo "✘ clients that moved between servers differ from PostgreSQL or lost writes"; tail -n 3 "$work"/c1.log "$work"/c2.log; failures=$((failures + 1)); fi
 
@@ -169,35 +179,7 @@ wait "$pid_c3" && wait "$pid_c4" && wait "$pid_c5" || balanced=0
 wait "$killing" || true
 kills=$(wc -l < "$work/kills.log" 2>/dev/null || echo 0)
 for round in 1 2; do for name in c3 c4 c5; do client "$name" "$balancer" 0 || balanced=0; done; done
-curl -fsS "http://127.0.0.1:$balancer/state" > "$work/postgres.json"
-for name in c3 c4 c5; do "$bin/floe-sync-client" dump --file "$work/$name.floe" > "$work/$name.json"; done
-psql_ -c "SELECT change->>'operation', class, key, change->'values'->'title'->>'string' FROM floe_log" > "$work/log.txt"
-if [ "$balanced" = 1 ] && python3 - "$work" <<'PY'
-import collections, json, sys
-work = sys.argv[1]
-expected = json.load(open(f"{work}/postgres.json"))
-failed = False
-for name in ("c3", "c4", "c5"):
-    got = json.load(open(f"{work}/{name}.json"))
-    differences = sum(1 for cls in set(expected) | set(got) for key in set(got.get(cls, {})) | set(expected.get(cls, {}))
-                      if got.get(cls, {}).get(key) != expected.get(cls, {}).get(key))
-    print(f"  {name}: {sum(len(o) for o in got.values())} objects, {differences} differ from PostgreSQL")
-    failed |= differences > 0
-log = [line.split("|") for line in open(f"{work}/log.txt").read().splitlines()]
-titles = {row[3] for row in log if len(row) > 3 and row[3]}
-deleted = {row[2] for row in log if row[0] == "delete"}
-# Each insert carries a title of its own: logged twice, an upload was applied twice.
-inserted = collections.Counter(row[3] for row in log if row[0] == "insert" and len(row) > 3 and row[3])
-twice = sum(1 for count in inserted.values() if count > 1)
-checked = lost = 0
-for name in ("c3", "c4", "c5"):
-    for line in open(f"{work}/{name}.floe.journal"):
-        kind, cls, key, title = line.split()
-        checked += 1
-        lost += title not in titles and not (kind == "update" and key in deleted)
-print(f"  journaled writes checked: {checked}, lost: {lost}, applied twice: {twice}")
-sys.exit(1 if failed or lost or twice or checked == 0 else 0)
-PY
+if [ "$balanced" = 1 ] && compare_with_postgres "$balancer" c3 c4 c5
 then echo "✔ three clients behind a load balancer, $kills servers killed with SIGKILL: every realm holds exactly PostgreSQL's objects, no write lost or applied twice"
 else echo "✘ behind the load balancer with servers killed, a client differs from PostgreSQL, lost a write or one was applied twice"; tail -n 3 "$work"/c3.log "$work"/c4.log "$work"/c5.log; failures=$((failures + 1)); fi
 [ "$kills" -ge 3 ] || { echo "✘ only $kills servers were killed"; failures=$((failures + 1)); }

@@ -19,7 +19,8 @@ actor LogPages {
     /// False: every connection reads its own pages (`--no-shared-pages`, to measure what sharing saves).
     let shared: Bool
     let limit: Int
-    /// How many finished pages are kept (each at most `limit` changes, or one larger version).
+    /// How many finished pages are kept (each at most `limit` changes, or one larger version,
+    /// with their images and decoded changes under rules: a few, since a page may weigh megabytes).
     let kept: Int
     private var reading: [Key: Task<Database.LogPage, any Error>] = [:]
     private var finished: [Key: Database.LogPage] = [:]
@@ -28,7 +29,7 @@ actor LogPages {
     private(set) var reads = 0
     private(set) var handedOut = 0
 
-    init(database: Database, shared: Bool = true, limit: Int = 5000, kept: Int = 16) {
+    init(database: Database, shared: Bool = true, limit: Int = 5000, kept: Int = 4) {
         self.database = database
         self.shared = shared
         self.limit = limit
