@@ -185,20 +185,9 @@ struct CaptureSQL {
     /// ``SyncProperty/check(_:className:)`` accepts.
     func holds(_ column: String, _ property: SyncProperty) -> String {
         if Self.isJSON(property) {
-            switch property.collection {
-            case .list, .set:
-                return """
-                    (\(column) IS NULL OR coalesce(floe_tag(\(column)) = 'list' AND jsonb_typeof(\(column) -> 'list') = 'array' AND NOT EXISTS (
-                        SELECT 1 FROM jsonb_array_elements(\(column) -> 'list') AS e0(v) WHERE NOT \(fits("e0.v", property, depth: 1))), false))
-                    """
-            case .map:
-                return """
-                    (\(column) IS NULL OR coalesce(floe_tag(\(column)) = 'map' AND jsonb_typeof(\(column) -> 'map') = 'object' AND NOT EXISTS (
-                        SELECT 1 FROM jsonb_each(\(column) -> 'map') AS e0(k, v) WHERE NOT \(fits("e0.v", property, depth: 1))), false))
-                    """
-            case .single:
-                return fits("coalesce(\(column), 'null'::jsonb)", property, depth: 0)
-            }
+            // NULL in SQL: an empty collection, or no value (a mixed or embedded property).
+            if property.collection == .single { return fits("coalesce(\(column), 'null'::jsonb)", property, depth: 0) }
+            return "(\(column) IS NULL OR \(holdsNested(column, property, depth: 0)))"
         }
         let present: String
         switch property.kind {
@@ -268,7 +257,8 @@ struct CaptureSQL {
             """
     }
 
-    /// An embedded object's property, whose value (`jsonb`) is its sync value, collections included.
+    /// A value (`jsonb`) of `property` in sync form, collections included: an embedded
+    /// object's property, or a collection column that is not NULL.
     private func holdsNested(_ value: String, _ property: SyncProperty, depth: Int) -> String {
         let element = "e\(depth)"
         switch property.collection {
