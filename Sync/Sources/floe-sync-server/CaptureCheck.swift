@@ -182,21 +182,9 @@ struct CaptureCheck {
     private func run(writes: Int, seed: UInt64, on connection: PostgresConnection) async throws -> [String] {
         var random = Generator(state: seed)
         var failures: [String] = []
-        try await execute("CREATE SEQUENCE IF NOT EXISTS floe_server_version", on: connection)
-        try await execute("""
-            CREATE TABLE IF NOT EXISTS floe_log (version bigint NOT NULL, seq integer NOT NULL, class text NOT NULL,
-                key text NOT NULL, change jsonb NOT NULL, images jsonb, PRIMARY KEY (version, seq))
-            """, on: connection)
-        for statement in database.tableStatements() { try await execute(statement, on: connection) }
-        for statement in CaptureSQL.sharedFunctions { try await execute(statement, on: connection) }
+        for statement in Database.logStatements + database.tableStatements() { try await execute(statement, on: connection) }
+        try await database.installCapture(on: connection)
         let capture = CaptureSQL(schema: Self.schema)
-        for embedded in capture.embeddedTypes() { try await execute(capture.embeddedFunction(embedded.name, properties: embedded.properties), on: connection) }
-        for syncClass in Self.schema.classes {
-            for statement in capture.functions(for: syncClass) { try await execute(statement, on: connection) }
-            let triggers = capture.triggers(for: syncClass)
-            try await execute(triggers.row, on: connection)
-            try await execute(triggers.statement, on: connection)
-        }
 
         // 4. The server's own writes are not captured.
         try await execute("SELECT set_config('floe.origin', 'sync', true)", on: connection)

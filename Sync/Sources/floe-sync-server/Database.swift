@@ -67,20 +67,24 @@ struct Database: Sendable {
     /// Creates what is missing: the tables of the schema's classes (and columns added to them), the log, the
     /// sequence; and (re)installs the capture of writes made directly in the tables.
     func prepare() async throws {
-        try await client.query("CREATE SEQUENCE IF NOT EXISTS floe_server_version", logger: logger)
-        try await client.query("""
-            CREATE TABLE IF NOT EXISTS floe_log (version bigint NOT NULL, seq integer NOT NULL, class text NOT NULL,
-                key text NOT NULL, change jsonb NOT NULL, PRIMARY KEY (version, seq))
-            """, logger: logger)
-        // With rules, each logged change keeps the object's values before and after it, so that
-        // a download can tell whether the object was, and is, readable by the connection's token.
-        try await client.query("ALTER TABLE floe_log ADD COLUMN IF NOT EXISTS images jsonb", logger: logger)
-        try await client.query("CREATE TABLE IF NOT EXISTS floe_clients (client_id text PRIMARY KEY, local_version bigint NOT NULL)", logger: logger)
-        for statement in tableStatements() {
+        for statement in Self.logStatements + tableStatements() {
             try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
         try await installCapture()
     }
+
+    /// The statements that create the sequence, the log and the clients' cursors where missing.
+    static let logStatements = [
+        "CREATE SEQUENCE IF NOT EXISTS floe_server_version",
+        """
+        CREATE TABLE IF NOT EXISTS floe_log (version bigint NOT NULL, seq integer NOT NULL, class text NOT NULL,
+            key text NOT NULL, change jsonb NOT NULL, PRIMARY KEY (version, seq))
+        """,
+        // With rules, each logged change keeps the object's values before and after it, so that
+        // a download can tell whether the object was, and is, readable by the connection's token.
+        "ALTER TABLE floe_log ADD COLUMN IF NOT EXISTS images jsonb",
+        "CREATE TABLE IF NOT EXISTS floe_clients (client_id text PRIMARY KEY, local_version bigint NOT NULL)",
+    ]
 
     /// The statements that create each class's table, and add the columns it lacks.
     func tableStatements() -> [String] {
@@ -105,28 +109,33 @@ struct Database: Sendable {
     /// triggers created where missing (one disabled by hand stays disabled). Servers starting
     /// together take turns.
     func installCapture() async throws {
-        let capture = CaptureSQL(schema: schema)
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(7401102)", logger: logger)
-            for statement in CaptureSQL.sharedFunctions {
+            try await installCapture(on: connection)
+        }
+    }
+
+    /// The capture's functions and missing triggers, installed on `connection` (in its transaction).
+    func installCapture(on connection: PostgresConnection) async throws {
+        let capture = CaptureSQL(schema: schema)
+        for statement in CaptureSQL.sharedFunctions {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        for embedded in capture.embeddedTypes() {
+            try await connection.query(PostgresQuery(unsafeSQL: capture.embeddedFunction(embedded.name, properties: embedded.properties)), logger: logger)
+        }
+        for syncClass in schema.classes {
+            for statement in capture.functions(for: syncClass) {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
-            for embedded in capture.embeddedTypes() {
-                try await connection.query(PostgresQuery(unsafeSQL: capture.embeddedFunction(embedded.name, properties: embedded.properties)), logger: logger)
+            var existing: Set<String> = []
+            let table = Self.quote(syncClass.name)
+            for try await name in try await connection.query("SELECT tgname::text FROM pg_trigger WHERE tgrelid = \(table)::regclass", logger: logger).decode(String.self) {
+                existing.insert(name)
             }
-            for syncClass in schema.classes {
-                for statement in capture.functions(for: syncClass) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                var existing: Set<String> = []
-                let table = Self.quote(syncClass.name)
-                for try await name in try await connection.query("SELECT tgname::text FROM pg_trigger WHERE tgrelid = \(table)::regclass", logger: logger).decode(String.self) {
-                    existing.insert(name)
-                }
-                let triggers = capture.triggers(for: syncClass)
-                if !existing.contains("floe_capture_row") { try await connection.query(PostgresQuery(unsafeSQL: triggers.row), logger: logger) }
-                if !existing.contains("floe_capture_statement") { try await connection.query(PostgresQuery(unsafeSQL: triggers.statement), logger: logger) }
-            }
+            let triggers = capture.triggers(for: syncClass)
+            if !existing.contains("floe_capture_row") { try await connection.query(PostgresQuery(unsafeSQL: triggers.row), logger: logger) }
+            if !existing.contains("floe_capture_statement") { try await connection.query(PostgresQuery(unsafeSQL: triggers.statement), logger: logger) }
         }
     }
 
