@@ -25,9 +25,6 @@ actor LogPages {
     private var reading: [Key: Task<Database.LogPage, any Error>] = [:]
     private var finished: [Key: Database.LogPage] = [:]
     private var order: [Key] = []
-    /// How many pages were read from PostgreSQL, and how many were handed out (for tests and metrics).
-    private(set) var reads = 0
-    private(set) var handedOut = 0
 
     init(database: Database, shared: Bool = true, limit: Int = 5000, kept: Int = 4) {
         self.database = database
@@ -38,15 +35,12 @@ actor LogPages {
 
     /// The page after `version` through `filter` (nil: unfiltered).
     func page(after version: UInt64, filter: Database.ReadFilter?) async throws -> Database.LogPage {
-        handedOut += 1
         guard shared else {
-            reads += 1
             return try await database.page(after: version, limit: limit, filter: filter)
         }
         let key = Key(after: version, conditions: filter?.conditions)
         if let page = finished[key] { return page }
         if let task = reading[key] { return try await task.value }
-        reads += 1
         let database = database, limit = limit
         let task = Task { try await database.page(after: version, limit: limit, filter: filter) }
         reading[key] = task
