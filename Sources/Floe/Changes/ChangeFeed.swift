@@ -27,6 +27,33 @@ public struct ChangeFeedObject: Sendable, Equatable {
     public let key: PrimaryKeyValue
     /// What happened to it.
     public let operation: ChangeFeedOperation
+    /// Its values before the transaction, by persisted name: for an update, the previous value
+    /// of each property it changed (a property a migration added has none); for a deletion,
+    /// every stored property; empty for an insertion. With ``after``, what an audit log, an
+    /// undo or a merge needs, and nothing else.
+    ///
+    /// ```swift
+    /// if case .update = object.operation {
+    ///     for (name, old) in object.before { print(name, old, "→", object.after[name]!) }
+    /// }
+    /// ```
+    public let before: [String: FeedValue]
+
+    /// Its values after the transaction, by persisted name: every stored property for an
+    /// insertion, the changed ones for an update, none for a deletion.
+    public var after: [String: FeedValue] {
+        switch operation {
+        case .insert(let values), .update(let values): values
+        case .delete: [:]
+        }
+    }
+
+    init(className: String, key: PrimaryKeyValue, operation: ChangeFeedOperation, before: [String: FeedValue] = [:]) {
+        self.className = className
+        self.key = key
+        self.operation = operation
+        self.before = before
+    }
 }
 
 /// What a transaction did to one object.
@@ -205,9 +232,9 @@ enum ChangeFeedReader {
         for name in Set(oldTables.keys).union(newTables.keys).sorted() {
             let before = oldTables[name], after = newTables[name]
             if let before, let after, VersionDiff.same(before, after) { continue }
-            try appendChanges(of: name, from: try before?.load(), to: try after?.load(), in: new, to: &objects)
+            try appendChanges(of: name, from: try before?.load(), to: try after?.load(), in: (old, new), to: &objects)
         }
-        try foldEmbedded(&objects, tables: newTables, in: new)
+        try foldEmbedded(&objects, tables: newTables, in: (old, new))
         return ChangeFeedTransaction(version: new.version, objects: objects)
     }
 
@@ -216,7 +243,8 @@ enum ChangeFeedReader {
     /// A deleted embedded object needs nothing: its owner either changed the property that held
     /// it (reported already) or was deleted itself.
     private static func foldEmbedded(_ objects: inout [ChangeFeedObject], tables: [String: NodeRef<TableNode>],
-                                     in new: Snapshot) throws(FloeError) {
+                                     in versions: (old: Snapshot, new: Snapshot)) throws(FloeError) {
+        let new = versions.new
         // Only a transaction that changed an embedded object pays for the walk below.
         var touchesEmbedded = false
         for name in Set(objects.map(\.className)) where try tables[name]?.load().spec.kind == .embedded {
@@ -265,14 +293,25 @@ enum ChangeFeedReader {
                 for column in columns.sorted() {
                     values[spec.columns[column].name] = try columnValue(of: key, column: column, spec: spec, table: table, in: new)
                 }
+                // The same properties as they were (the owner was there: it is updated, not inserted).
+                var before: [String: FeedValue] = [:]
+                if let oldTable = try versions.old.tableIfPresent(named: className), try versions.old.contains(key, in: oldTable) {
+                    let oldSpec = try versions.old.spec(of: oldTable)
+                    for column in columns {
+                        let name = spec.columns[column].name
+                        guard let oldColumn = oldSpec.columns.firstIndex(where: { $0.name == name }) else { continue }
+                        before[name] = try columnValue(of: key, column: oldColumn, spec: oldSpec, table: oldTable, in: versions.old)
+                    }
+                }
                 if let index = objects.firstIndex(where: { $0.className == className && $0.key == identity }) {
                     switch objects[index].operation {
                     case .insert, .delete: continue
                     case .update(let earlier):
-                        objects[index] = ChangeFeedObject(className: className, key: identity, operation: .update(earlier.merging(values) { new, _ in new }))
+                        objects[index] = ChangeFeedObject(className: className, key: identity, operation: .update(earlier.merging(values) { new, _ in new }),
+                                                          before: objects[index].before.merging(before) { earlier, _ in earlier })
                     }
                 } else {
-                    objects.append(ChangeFeedObject(className: className, key: identity, operation: .update(values)))
+                    objects.append(ChangeFeedObject(className: className, key: identity, operation: .update(values), before: before))
                 }
             }
         }
@@ -303,25 +342,34 @@ enum ChangeFeedReader {
 
     /// The changed objects of one class: deletions, insertions, then updates, each in key
     /// order, their values read from the leaves the walk over the two versions stands on.
-    private static func appendChanges(of name: String, from before: TableNode?, to after: TableNode?, in new: Snapshot,
+    private static func appendChanges(of name: String, from before: TableNode?, to after: TableNode?, in versions: (old: Snapshot, new: Snapshot),
                                       to objects: inout [ChangeFeedObject]) throws(FloeError) {
         var deletions: [ChangeFeedObject] = [], insertions: [ChangeFeedObject] = [], updates: [ChangeFeedObject] = []
         let oldPrimaryKey = before?.spec.columns.firstIndex(where: \.isPrimaryKey)
         let newPrimaryKey = after?.spec.columns.firstIndex(where: \.isPrimaryKey)
         let spec = after?.spec ?? before!.spec
+        let oldSpec = before?.spec ?? spec
         let everyColumn = Array(spec.columns.indices)
+        let everyOldColumn = Array(oldSpec.columns.indices)
+        // A changed column's place in the old table (a migration may have moved or added columns).
+        var oldColumnOf: [String: Int] = [:]
+        for (index, column) in oldSpec.columns.enumerated() where oldColumnOf[column.name] == nil { oldColumnOf[column.name] = index }
         // Lists, sets and maps are read by key from the snapshot: only then is the table's handle needed.
-        let handle = spec.columns.contains(where: { $0.collection != .single }) ? try new.tableIfPresent(named: name) : nil
+        let handle = spec.columns.contains(where: { $0.collection != .single }) ? try versions.new.tableIfPresent(named: name) : nil
+        let oldHandle = oldSpec.columns.contains(where: { $0.collection != .single }) ? try versions.old.tableIfPresent(named: name) : nil
         try VersionDiff.forEachRowChange(from: before, to: after) { (change) throws(FloeError) in
             switch change.kind {
             case .deleted:
-                deletions.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.old!, primaryKey: oldPrimaryKey), operation: .delete))
+                let previous = try self.values(of: change.key, row: change.old!, columns: everyOldColumn, spec: oldSpec, table: oldHandle, of: versions.old)
+                deletions.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.old!, primaryKey: oldPrimaryKey), operation: .delete, before: previous))
             case .inserted:
-                let values = try self.values(of: change.key, row: change.new!, columns: everyColumn, spec: spec, table: handle, of: new)
+                let values = try self.values(of: change.key, row: change.new!, columns: everyColumn, spec: spec, table: handle, of: versions.new)
                 insertions.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.new!, primaryKey: newPrimaryKey), operation: .insert(values)))
             case .modified:
-                let values = try self.values(of: change.key, row: change.new!, columns: change.columns, spec: spec, table: handle, of: new)
-                updates.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.new!, primaryKey: newPrimaryKey), operation: .update(values)))
+                let values = try self.values(of: change.key, row: change.new!, columns: change.columns, spec: spec, table: handle, of: versions.new)
+                let oldColumns = change.columns.compactMap { oldColumnOf[spec.columns[$0].name] }
+                let previous = try self.values(of: change.key, row: change.old!, columns: oldColumns, spec: oldSpec, table: oldHandle, of: versions.old)
+                updates.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.new!, primaryKey: newPrimaryKey), operation: .update(values), before: previous))
             }
         }
         objects.append(contentsOf: deletions)

@@ -80,6 +80,51 @@ import Testing
         #expect((model["Account"]?.count ?? 0) > 5)
     }
 
+    /// Each update's `before` is the model's previous value of every property it changed, each
+    /// deletion's the whole object; undoing the feed from its end with them returns the first state.
+    @Test func beforeValuesAreTheModelsPreviousValues() async throws {
+        let directory = TemporaryDirectory()
+        let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url()))
+        try await Self.randomWrites(realm, count: 150, seed: 11)
+        let final = realm.store.currentVersion
+        var model: Model = [:]
+        var states: [Model] = [model]
+        var transactions: [ChangeFeedTransaction] = []
+        var checked = (updates: 0, deletions: 0)
+        for try await transaction in try realm.changeFeed(since: 0) {
+            for object in transaction.objects {
+                let previous = model[object.className]?[object.key]
+                switch object.operation {
+                case .insert:
+                    #expect(object.before.isEmpty)
+                case .update(let values):
+                    #expect(Set(object.before.keys) == Set(values.keys))
+                    for name in values.keys { #expect(object.before[name] == previous?[name], "\(object.className).\(name) at \(transaction.version)") }
+                    checked.updates += 1
+                case .delete:
+                    #expect(object.before == previous, "\(object.className) \(object.key) at \(transaction.version)")
+                    checked.deletions += 1
+                }
+            }
+            Self.apply(transaction, to: &model)
+            transactions.append(transaction)
+            states.append(model)
+            if transaction.version == final { break }
+        }
+        #expect(checked.updates > 50 && checked.deletions > 10)
+        // Undo, newest first: deletions come back whole, updates take their old values, insertions go.
+        for (index, transaction) in transactions.enumerated().reversed() {
+            for object in transaction.objects.reversed() {
+                switch object.operation {
+                case .insert: model[object.className]?[object.key] = nil
+                case .update: model[object.className]![object.key]!.merge(object.before) { $1 }
+                case .delete: model[object.className, default: [:]][object.key] = object.before
+                }
+            }
+            #expect(model.filter { !$0.value.isEmpty } == states[index].filter { !$0.value.isEmpty }, "undoing version \(transaction.version)")
+        }
+    }
+
     @Test func operationsNameTheObjectAndTheChangedProperties() async throws {
         let directory = TemporaryDirectory()
         let realm = try await Realm(configuration: Realm.Configuration(fileURL: directory.url()))
@@ -95,14 +140,19 @@ import Testing
         var feed = try realm.changeFeed(since: start).makeAsyncIterator()
         let first = try await feed.next()
         #expect(first?.version == start + 1)
-        #expect(first?.objects.last == ChangeFeedObject(className: "Account", key: .int(1), operation: .update(["balance": .double(10)])))
+        #expect(first?.objects.last == ChangeFeedObject(className: "Account", key: .int(1), operation: .update(["balance": .double(10)]), before: ["balance": .double(0)]))
         guard case .insert(let values)? = first?.objects.first?.operation else { Issue.record("expected an insert"); return }
         #expect(values["partner"] == .link(className: "Account", key: .int(1)))
         #expect(values["owner"] == .string("Bo"))
         let second = try await feed.next()
-        #expect(second?.objects.contains(ChangeFeedObject(className: "Account", key: .int(1), operation: .delete)) == true)
+        // A deletion carries the whole object as it was.
+        let ann: [String: FeedValue] = ["id": .int(1), "owner": .string("Ann"), "balance": .double(10), "tags": .list([]),
+                                        "partner": .null, "notes": .dictionary([:])]
+        #expect(second?.objects.contains(ChangeFeedObject(className: "Account", key: .int(1), operation: .delete, before: ann)) == true)
+        #expect(second?.objects.first?.after == [:])
         // Deleting Ann nils Bo's link to her: that is in the same transaction.
-        #expect(second?.objects.contains(ChangeFeedObject(className: "Account", key: .int(2), operation: .update(["partner": .null]))) == true)
+        #expect(second?.objects.contains(ChangeFeedObject(className: "Account", key: .int(2), operation: .update(["partner": .null]),
+                                                          before: ["partner": .link(className: "Account", key: .int(1))])) == true)
     }
 
     final class Spot: EmbeddedObject {
@@ -138,10 +188,10 @@ import Testing
         let gate: FeedValue = .dictionary(["name": .string("gate"), "inner": .null])
         #expect(try await feed.next()?.objects == [ChangeFeedObject(className: "Trip", key: .int(1), operation: .update([
             "start": .dictionary(["name": .string("home"), "inner": gate]),
-        ]))])
+        ]), before: ["start": .dictionary(["name": .string("home"), "inner": door])])])
         #expect(try await feed.next()?.objects == [ChangeFeedObject(className: "Trip", key: .int(1), operation: .update([
             "stops": .list([.dictionary(["name": .string("b"), "inner": .null])]),
-        ]))])
+        ]), before: ["stops": .list([stop])])])
     }
 
     @Test func aConsumerThatFallsBehindLosesNothing() async throws {
