@@ -457,12 +457,24 @@ public actor SyncClient {
         return changes.isEmpty ? nil : UploadedTransaction(localVersion: transaction.version, changes: changes)
     }
 
+    /// Waits for the acknowledgement of `version` in this connection. A session that fails
+    /// while the upload's send is still under way (its `failAcknowledgementWait` came before
+    /// this wait began) cancels the uploader: the wait then ends at once, or when cancelled.
     private func waitForAcknowledgement(of version: UInt64) async throws {
         if acknowledgedInSession >= version { return }
-        try await withCheckedThrowingContinuation { continuation in
-            acknowledgementWaiter = (version, continuation)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                acknowledgementWaiter = (version, continuation)
+            }
+        } onCancel: {
+            Task { await self.failAcknowledgementWait(CancellationError()) }
         }
     }
+
 
     private func settle(_ version: UInt64) {
         settledLocalVersion = max(settledLocalVersion, version)

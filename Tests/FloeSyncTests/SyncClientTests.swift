@@ -57,6 +57,22 @@ import FloeSync
         await clientB.stop()
     }
 
+    /// A connection that ends while an upload is still being sent (its send returns after the
+    /// session has failed): the uploader must not wait for an acknowledgement that cannot come.
+    /// It waited forever, with the client still reporting itself connected.
+    @Test func aConnectionLostDuringAnUploadsSendIsLeftAndResumed() async throws {
+        let scratch = try Scratch()
+        let server = FakeServer(schema: testSchema)
+        let transport = EndsDuringFirstUpload(server: server)
+        let realm = try await Realm(configuration: scratch.configuration("a"))
+        let client = try SyncClient(realm: realm, types: [Todo.self, Person.self], transport: transport, options: fastOptions())
+        try await client.start()
+        try await realm.write { realm in _ = try realm.create(Todo.self, value: ["id": 1, "title": "milk"]) }
+        #expect(await eventually(10) { await server.objects[SyncObjectID(className: "Todo", key: .int(1))] != nil })
+        #expect(transport.connections >= 2)
+        await client.stop()
+    }
+
     @Test func serverChangesAreNotSentBack() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
@@ -216,5 +232,34 @@ import FloeSync
         #expect(await server.appliedLocalVersions[client.clientID] == nil)
         await client.stop()
         await other.close()
+    }
+}
+
+/// Connects to `server`; the first connection's first upload closes the connection and then
+/// returns from `send` a little later, as a send racing a dropped socket can.
+final class EndsDuringFirstUpload: SyncTransport, @unchecked Sendable {
+    let server: FakeServer
+    private let lock = NSLock()
+    private var count = 0
+
+    init(server: FakeServer) { self.server = server }
+
+    var connections: Int { lock.withLock { count } }
+
+    func connect() async throws -> any SyncConnection {
+        let inner = try await server.connect()
+        let first = lock.withLock { count += 1; return count == 1 }
+        return first ? Ending(inner: inner) : inner
+    }
+
+    struct Ending: SyncConnection {
+        let inner: any SyncConnection
+        func send(_ message: ClientMessage) async throws {
+            guard case .upload = message else { return try await inner.send(message) }
+            await inner.close()
+            try? await Task.sleep(for: .milliseconds(300))
+        }
+        func receive() async throws -> ServerMessage? { try await inner.receive() }
+        func close() async { await inner.close() }
     }
 }
