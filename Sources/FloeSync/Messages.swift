@@ -26,13 +26,20 @@ public struct ObjectChange: Sendable, Hashable, Codable {
     public var operation: Operation
     /// The properties written, by persisted name.
     public var values: [String: SyncValue]
+    /// For an update, the value each list, set or map property in `values` had on the device
+    /// before the change: the server merges what the device did into the value it holds
+    /// (``ConflictRules``) instead of replacing it, and logs the merged value. Nil (or a
+    /// property missing here): the value replaces the server's, as a scalar's does.
+    public var bases: [String: CollectionBase]?
 
     /// A change of the object of `className` whose primary key is `key`.
-    public init(className: String, key: SyncValue, operation: Operation, values: [String: SyncValue] = [:]) {
+    public init(className: String, key: SyncValue, operation: Operation, values: [String: SyncValue] = [:],
+                bases: [String: CollectionBase]? = nil) {
         self.className = className
         self.key = key
         self.operation = operation
         self.values = values
+        self.bases = bases
     }
 
     /// The object it concerns.

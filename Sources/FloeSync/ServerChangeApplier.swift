@@ -10,6 +10,25 @@ struct SyncedTypes: @unchecked Sendable {
     /// Property names by persisted name (what travels), by class: they differ where
     /// `propertiesMapping()` renames a property.
     var propertyNames: [String: [String: String]] = [:]
+    /// The lists, sets and maps by persisted name, by class: an update of one carries its value
+    /// before the change, so that the server merges it.
+    var collections: [String: [String: SyncProperty.Collection]] = [:]
+
+    /// `values`' bases: each list, set or map among them as `before` holds it.
+    func bases(className: String, values: [String: FeedValue], before: [String: FeedValue]) -> [String: CollectionBase]? {
+        guard let kinds = collections[className] else { return nil }
+        var bases: [String: CollectionBase] = [:]
+        for name in values.keys {
+            guard let kind = kinds[name], let old = before[name] else { continue }
+            switch (kind, SyncValue(old)) {
+            case (.list, .list(let elements)): bases[name] = .list(elements)
+            case (.set, .list(let elements)): bases[name] = .set(elements)
+            case (.map, .map(let entries)): bases[name] = .map(entries)
+            default: continue
+            }
+        }
+        return bases.isEmpty ? nil : bases
+    }
 }
 
 /// Applies server-ordered changes to a realm inside one write, with ``ConflictRules``'

@@ -98,6 +98,7 @@ public actor SyncClient {
         var byName: [String: Object.Type] = [:]
         var keys: [String: String] = [:]
         var names: [String: [String: String]] = [:]
+        var collections: [String: [String: SyncProperty.Collection]] = [:]
         for type in types {
             let schema = type.init().objectSchema
             guard let key = schema.primaryKeyProperty?.name else {
@@ -108,10 +109,13 @@ public actor SyncClient {
             for property in schema.properties where property.columnName != property.name {
                 names[type.className(), default: [:]][property.columnName] = property.name
             }
+            for property in schema.properties where property.isArray || property.isSet || property.isMap {
+                collections[type.className(), default: [:]][property.columnName] = property.isArray ? .list : property.isSet ? .set : .map
+            }
         }
         self.realm = realm
         self.transport = transport
-        self.types = SyncedTypes(byName: byName, primaryKeys: keys, propertyNames: names)
+        self.types = SyncedTypes(byName: byName, primaryKeys: keys, propertyNames: names, collections: collections)
         self.options = options
         self.history = try realm.pinHistory()
     }
@@ -449,7 +453,8 @@ public actor SyncClient {
             case .insert(let values):
                 changes.append(ObjectChange(className: object.className, key: SyncValue(object.key), operation: .insert, values: values.mapValues(SyncValue.init)))
             case .update(let values):
-                changes.append(ObjectChange(className: object.className, key: SyncValue(object.key), operation: .update, values: values.mapValues(SyncValue.init)))
+                changes.append(ObjectChange(className: object.className, key: SyncValue(object.key), operation: .update, values: values.mapValues(SyncValue.init),
+                                            bases: types.bases(className: object.className, values: values, before: object.before)))
             case .delete:
                 changes.append(ObjectChange(className: object.className, key: SyncValue(object.key), operation: .delete))
             }
@@ -474,7 +479,6 @@ public actor SyncClient {
             Task { await self.failAcknowledgementWait(CancellationError()) }
         }
     }
-
 
     private func settle(_ version: UInt64) {
         settledLocalVersion = max(settledLocalVersion, version)

@@ -66,6 +66,12 @@ public struct SyncSchema: Sendable, Hashable, Codable {
             }
             try property.check(value, className: change.className)
         }
+        for (name, base) in change.bases ?? [:] {
+            guard let property = syncClass.property(named: name) else {
+                throw .unknownProperty(className: change.className, property: name)
+            }
+            try property.checkBase(base, carried: change.operation == .update && change.values[name] != nil, className: change.className)
+        }
         if change.operation != .delete, let stored = change.values[syncClass.primaryKey], stored != change.key {
             throw .wrongType(className: change.className, property: syncClass.primaryKey, expected: "the object's key \(change.key)", value: stored.description)
         }
@@ -186,6 +192,22 @@ public struct SyncProperty: Sendable, Hashable, Codable {
             guard case .map(let entries) = value else { throw wrong(value, className) }
             for element in entries.values where !fits(element) { throw wrong(value, className) }
         }
+    }
+
+    /// Checks that `base` is this collection's value before an update that carries its value
+    /// after (`carried`).
+    func checkBase(_ base: CollectionBase, carried: Bool, className: String) throws(SyncError) {
+        let value: SyncValue
+        switch (base, collection) {
+        case (.list(let elements), .list), (.set(let elements), .set): value = .list(elements)
+        case (.map(let entries), .map): value = .map(entries)
+        default:
+            throw .wrongType(className: className, property: name, expected: "the base of a \(typeName)", value: "a \(base.kindName) base")
+        }
+        guard carried else {
+            throw .wrongType(className: className, property: name, expected: "a base only beside the value an update writes", value: "a \(base.kindName) base")
+        }
+        try check(value, className: className)
     }
 
     private func wrong(_ value: SyncValue, _ className: String) -> SyncError {

@@ -161,22 +161,33 @@ for name in ("c1", "c2", "c3"):
     failed |= differences > 0
 
 # Every journaled write reached the server: inserts are always applied; an update is applied
-# unless the object had been deleted (a delete wins), which the log shows.
+# unless the object had been deleted (a delete wins), which the log shows. Every update also
+# appended a tag of its own to the item's list, on three devices at once: each tag is in
+# PostgreSQL's list unless the item was deleted (lists merge; whole-list replacement loses them).
 log = [line.split("|") for line in open(f"{work}/log.txt").read().splitlines()]
 titles = {row[3] for row in log if len(row) > 3 and row[3]}
 deleted = {row[2] for row in log if row[0] == "delete"}
+stored_tags = {key: {element.get("string") for element in (values.get("tags") or {}).get("list", [])}
+               for key, values in expected.get("Item", {}).items()}
 lost = 0
 checked = 0
+tags_checked = 0
 for name in ("c1", "c2", "c3", "service"):
     for line in open(f"{work}/{name}.floe.journal"):
         kind, cls, key, title = line.split()
         checked += 1
-        if title not in titles and not (kind == "update" and key in deleted):
+        if kind == "tag":
+            tags_checked += 1
+            missing = key not in deleted and title not in stored_tags.get(key, set())
+        else:
+            missing = title not in titles and not (kind == "update" and key in deleted)
+        if missing:
             lost += 1
             if lost <= 5:
                 print(f"  lost: {name} {line.strip()}")
 direct = sum(1 for _ in open(f"{work}/service.floe.journal"))
-print(f"journaled writes checked: {checked} (of which straight into PostgreSQL: {direct}), lost: {lost}")
+print(f"journaled writes checked: {checked} (of which straight into PostgreSQL: {direct}, list appends: {tags_checked}), lost: {lost}")
+failed |= tags_checked == 0
 failed |= direct == 0
 failed |= lost > 0
 sys.exit(1 if failed else 0)

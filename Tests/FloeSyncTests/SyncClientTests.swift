@@ -57,6 +57,145 @@ import FloeSync
         await clientB.stop()
     }
 
+    /// Lists, sets and maps edited on two devices while both were offline merge: both
+    /// insertions survive, a removal made on both applies once, the set and the map keep what
+    /// each device did; both devices and the server end equal.
+    @Test func collectionsEditedOnTwoDevicesMerge() async throws {
+        let scratch = try Scratch()
+        let server = FakeServer(schema: testSchema)
+        let a = try await Realm(configuration: scratch.configuration("a"))
+        let b = try await Realm(configuration: scratch.configuration("b"))
+        let clientA = try SyncClient(realm: a, types: [Todo.self, Person.self], transport: server, options: fastOptions())
+        let clientB = try SyncClient(realm: b, types: [Todo.self, Person.self], transport: server, options: fastOptions())
+        try await clientA.start()
+        try await clientB.start()
+        try await a.write { realm in
+            _ = try realm.create(Todo.self, value: ["id": 1, "title": "trip", "tags": ["a", "b", "c"], "labels": ["x"], "scores": ["p": 1, "q": 2]])
+        }
+        await clientA.waitUntilSynchronized()
+        #expect(await eventually { await caughtUp(clientB, server) })
+        await server.setOnline(false)
+        try await a.write { realm in
+            let todo = realm.object(ofType: Todo.self, forPrimaryKey: 1)!
+            todo.tags.insert("a2", at: 1)
+            todo.tags.remove(at: 3)        // c
+            todo.labels.insert("y")
+            todo.scores["p"] = 10
+        }
+        try await a.write { realm in realm.object(ofType: Todo.self, forPrimaryKey: 1)!.tags.append("end-a") }
+        try await b.write { realm in
+            let todo = realm.object(ofType: Todo.self, forPrimaryKey: 1)!
+            todo.tags.insert("b2", at: 2)
+            todo.tags.remove(at: 3)        // c, removed on both
+            todo.tags.append("end-b")
+            todo.labels.remove("x")
+            todo.labels.insert("z")
+            todo.scores["q"] = nil
+            todo.scores["r"] = 3
+        }
+        await server.setOnline(true)
+        await clientA.waitUntilSynchronized()
+        await clientB.waitUntilSynchronized()
+        #expect(await eventually { let first = await caughtUp(clientA, server); let second = await caughtUp(clientB, server); return first && second })
+        let id = SyncObjectID(className: "Todo", key: .int(1))
+        let merged = await server.objects[id]
+        let tags = merged?["tags"]
+        // Whichever device reached the server first, both insertions are there and c is gone once.
+        // A's first: b2 and end-b followed c, which is gone, so they go at the end; B's first (or
+        // between A's two): end-a is appended after them.
+        #expect(tags == .list(["a", "a2", "b", "end-a", "b2", "end-b"].map(SyncValue.string))
+                || tags == .list(["a", "a2", "b", "b2", "end-b", "end-a"].map(SyncValue.string)))
+        #expect(merged.map { Set(SyncValue.strings($0["labels"])) } == ["y", "z"])
+        #expect(merged?["scores"] == .map(["p": .int(10), "r": .int(3)]))
+        #expect(try await syncedObjects(of: a)[id] == merged?.normalizingSets)
+        #expect(try await syncedObjects(of: b)[id] == merged?.normalizingSets)
+        await clientA.stop()
+        await clientB.stop()
+    }
+
+    /// Three real clients edit the lists, sets and maps of a few objects at random (one edit
+    /// per transaction, each a unique value), while the server goes offline and comes back at
+    /// random: the uploads reach it in whatever order the clients' timing gives, and server
+    /// changes land on devices over their own unsent edits. At the end all three realms equal
+    /// the server, every tag inserted and never removed is there once, every removed one gone.
+    @Test func threeClientsEditingCollectionsConverge() async throws {
+        let scratch = try Scratch()
+        let server = FakeServer(schema: testSchema)
+        var realms: [Realm] = []
+        var clients: [SyncClient] = []
+        for name in ["a", "b", "c"] {
+            let realm = try await Realm(configuration: scratch.configuration(name))
+            realms.append(realm)
+            clients.append(try SyncClient(realm: realm, types: [Todo.self, Person.self], transport: server, options: fastOptions()))
+        }
+        for client in clients { try await client.start() }
+        try await realms[0].write { realm in
+            for id in 1...3 { _ = try realm.create(Todo.self, value: ["id": id, "title": "t\(id)"]) }
+        }
+        await clients[0].waitUntilSynchronized()
+        for client in clients.dropFirst() { #expect(await eventually { await caughtUp(client, server) }) }
+        var random = SyncRulesModelTests.RandomSource(state: 7)
+        var inserted = Set<String>(), removed = Set<String>()
+        var next = 0
+        for step in 0..<300 {
+            if step % 25 == 0 { await server.setOnline(Bool.random(using: &random)) }
+            let device = Int.random(in: 0..<3, using: &random)
+            let id = Int.random(in: 1...3, using: &random)
+            next += 1
+            let fresh = "v\(next)"
+            let kind = Int.random(in: 0..<10, using: &random)
+            let choice = Int.random(in: 0..<1000, using: &random)
+            let edit = try await realms[device].write { realm -> (inserted: String?, removed: String?) in
+                let todo = realm.object(ofType: Todo.self, forPrimaryKey: id)!
+                switch kind {
+                case 0..<4:
+                    todo.tags.insert(fresh, at: choice % (todo.tags.count + 1))
+                    return (fresh, nil)
+                case 4 where !todo.tags.isEmpty:
+                    let gone = todo.tags[choice % todo.tags.count]
+                    todo.tags.remove(at: choice % todo.tags.count)
+                    return (nil, gone)
+                case 5 where todo.tags.count > 1:
+                    todo.tags.move(from: choice % todo.tags.count, to: (choice / 7) % todo.tags.count)
+                    return (nil, nil)
+                case 6, 7:
+                    if let label = todo.labels.first, choice % 2 == 0 { todo.labels.remove(label) } else { todo.labels.insert(fresh) }
+                    return (nil, nil)
+                default:
+                    todo.scores["k\(choice % 4)"] = choice % 3 == 0 ? nil : choice
+                    return (nil, nil)
+                }
+            }
+            if let value = edit.inserted { inserted.insert(value) }
+            if let value = edit.removed { removed.insert(value) }
+            if step % 10 == 0 { try await Task.sleep(for: .milliseconds(Int.random(in: 0...20, using: &random))) }
+        }
+        await server.setOnline(true)
+        let settled = await eventually {
+            for client in clients {
+                if await client.refusal != nil { return true }
+                if !(await caughtUp(client, server)) { return false }
+            }
+            return true
+        }
+        for client in clients {
+            let refusal = await client.refusal, error = await client.lastError
+            #expect(refusal == nil, "\(String(describing: refusal))")
+            if !settled { Issue.record("not caught up: \(String(describing: error)), \(await client.serverVersion) of \(await server.version), connected \(await client.isConnected), online \(await server.online)") }
+        }
+        #expect(settled)
+        for client in clients { await client.waitUntilSynchronized() }
+        let expected = await server.objects.mapValues(\.normalizingSets)
+        for (index, realm) in realms.enumerated() {
+            #expect(try await syncedObjects(of: realm) == expected, "realm \(index)")
+        }
+        var tags: [String] = []
+        for id in 1...3 { tags += SyncValue.strings(expected[SyncObjectID(className: "Todo", key: .int(Int64(id)))]?["tags"]) }
+        #expect(Set(tags).count == tags.count)
+        #expect(Set(tags) == inserted.subtracting(removed))
+        for client in clients { await client.stop() }
+    }
+
     /// A connection that ends while an upload is still being sent (its send returns after the
     /// session has failed): the uploader must not wait for an acknowledgement that cannot come.
     /// It waited forever, with the client still reporting itself connected.
@@ -232,6 +371,23 @@ import FloeSync
         #expect(await server.appliedLocalVersions[client.clientID] == nil)
         await client.stop()
         await other.close()
+    }
+}
+
+extension SyncValue {
+    /// A list of strings' elements (none for anything else).
+    static func strings(_ value: SyncValue?) -> [String] {
+        guard case .list(let elements)? = value else { return [] }
+        return elements.compactMap { if case .string(let string) = $0 { string } else { nil } }
+    }
+}
+
+extension Dictionary where Key == String, Value == SyncValue {
+    /// The values with the test model's set (`labels`) sorted, as ``syncedObjects(of:)`` reads it.
+    var normalizingSets: Self {
+        var copy = self
+        if let labels = copy["labels"] { copy["labels"] = .list(SyncValue.strings(labels).sorted().map(SyncValue.string)) }
+        return copy
     }
 }
 

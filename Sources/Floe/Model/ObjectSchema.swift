@@ -54,6 +54,16 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
     /// For links and collections of objects: what deleting the owner does to the targets
     /// (``DeleteRule/nullify`` unless declared `@Persisted(deleteRule: .cascade)`).
     public let deleteRule: DeleteRule
+    /// Whether the property is a `List`.
+    ///
+    /// ```swift
+    /// let lists = Dog().objectSchema.properties.filter(\.isArray).map(\.name)
+    /// ```
+    public let isArray: Bool
+    /// Whether the property is a `MutableSet`.
+    public let isSet: Bool
+    /// Whether the property is a `Map`.
+    public let isMap: Bool
 
     init(info: PropertyInfo) {
         name = info.name
@@ -65,6 +75,9 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
         isIndexed = info.isIndexed || info.isPrimaryKey
         objectClassName = info.type.objectType?.className()
         deleteRule = info.deleteRule
+        isArray = info.type.collection == .list
+        isSet = info.type.collection == .set
+        isMap = info.type.collection == .map
     }
 
     /// The property's name, type, and whether it is indexed, the primary key and optional.

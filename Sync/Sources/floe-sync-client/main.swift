@@ -233,7 +233,9 @@ case "run":
                         item.title = step.title
                         item.count += 1
                         item.done.toggle()
-                        if item.count % 3 == 0 { item.tags.append("n\(item.count)") }
+                        // Every update appends a tag of its own: appends made on several
+                        // devices at once must all survive the merge (lists merge by position).
+                        item.tags.append("tag-" + step.title)
                         // Changes made only inside embedded objects travel as changes of the item.
                         if let place = item.place {
                             place.visits += 1
@@ -260,6 +262,10 @@ case "run":
         for (index, line) in lines.enumerated() where line.hasPrefix("update") { lastUpdate[line.split(separator: " ")[2].description] = index }
         for (index, line) in lines.enumerated() where !line.hasPrefix("update") || lastUpdate[line.split(separator: " ")[2].description] == index {
             journal.write(line)
+        }
+        for line in lines where line.hasPrefix("update") {
+            let parts = line.split(separator: " ")
+            journal.write("tag Item \(parts[2]) tag-\(parts[3])")
         }
         writes += 1
         if flaky && Int.random(in: 0..<40, using: &random) == 0 {

@@ -64,7 +64,7 @@ struct CaptureCheck {
         case .bool: return .bool(Bool.random(using: &random))
         case .int: return .int([Int64.min, Int64.max, 0, -1, Int64.random(in: -1000...1000, using: &random)].randomElement(using: &random)!)
         case .float: return .double(Double(Float.random(in: -1e6...1e6, using: &random)))
-        case .double: return .double([0.1, -0.0, 1e308, 5e-324, -2.5e-8, Double.random(in: -1e9...1e9, using: &random)].randomElement(using: &random)!)
+        case .double: return .double([0.1, -0.0, 1e308, .leastNonzeroMagnitude, -2.5e-8, Double.random(in: -1e9...1e9, using: &random)].randomElement(using: &random)!)
         case .string: return .string(strings(&random))
         case .data: return .data(Data((0..<Int.random(in: 0..<70, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }))
         case .date: return .date([0, 1.7e9, -1e9, 1.5e9 + 0.25, Double.random(in: 0...2e9, using: &random)].randomElement(using: &random)!)

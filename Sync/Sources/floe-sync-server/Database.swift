@@ -193,9 +193,10 @@ struct Database: Sendable {
             for try await version in try await connection.query("SELECT local_version FROM floe_clients WHERE client_id = \(clientID)", logger: logger).decode(Int64.self) {
                 done = version
             }
+            var fresh = transactions.filter { $0.localVersion > UInt64(done) }
+            try await mergeCollections(in: &fresh, on: connection)
             var images: [ObjectImages?] = []
             if let rules {
-                let fresh = transactions.filter { $0.localVersion > UInt64(done) }
                 images = try await authorize(fresh.flatMap(\.changes), rules: rules, claims: claims, on: connection)
             }
             var applied: [ObjectChange] = []
@@ -210,7 +211,7 @@ struct Database: Sendable {
                 inserts = []
                 insertKeys = []
             }
-            for transaction in transactions where transaction.localVersion > UInt64(done) {
+            for transaction in fresh {
                 for change in transaction.changes {
                     if change.operation == .insert {
                         if let first = inserts.first, first.className != change.className || Set(first.values.keys) != Set(change.values.keys)
@@ -262,6 +263,24 @@ struct Database: Sendable {
                 ON CONFLICT (client_id) DO UPDATE SET local_version = EXCLUDED.local_version
                 """, logger: logger)
             return UInt64(version)
+        }
+    }
+
+    /// Replaces each change that carries collection bases by the change as merged into the
+    /// stored objects (read under a row lock, as the batch before it leaves them): what is
+    /// authorized, written and logged (``ConflictRules/resolved(_:current:)``).
+    private func mergeCollections(in transactions: inout [UploadedTransaction], on connection: PostgresConnection) async throws {
+        let merging = Set(transactions.flatMap(\.changes).filter { $0.bases != nil }.map(\.objectID))
+        guard !merging.isEmpty else { return }
+        var working = try await objects(merging, on: connection)
+        for transaction in transactions.indices {
+            for index in transactions[transaction].changes.indices {
+                let change = transactions[transaction].changes[index]
+                guard merging.contains(change.objectID) else { continue }
+                let resolved = ConflictRules.resolved(change, current: working[change.objectID])
+                ConflictRules.apply(resolved, to: &working)
+                transactions[transaction].changes[index] = resolved
+            }
         }
     }
 

@@ -126,8 +126,10 @@ actor FakeServer: SyncTransport {
                     for transaction in fresh {
                         for change in transaction.changes {
                             let before = working[change.objectID]
-                            let after = try rules.authorize(change, before: before, claims: connection.claims)
-                            if ConflictRules.apply(change, to: &working) != nil { appliedImages.append((before, after)) }
+                            // A merged collection is judged as it will be stored.
+                            let resolved = ConflictRules.resolved(change, current: before)
+                            let after = try rules.authorize(resolved, before: before, claims: connection.claims)
+                            if ConflictRules.apply(resolved, to: &working) != nil { appliedImages.append((before, after)) }
                         }
                     }
                 } catch {

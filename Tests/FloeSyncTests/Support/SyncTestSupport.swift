@@ -10,6 +10,8 @@ final class Todo: Object {
     @Persisted var priority = 0
     @Persisted var tags: List<String>
     @Persisted var owner: Person?
+    @Persisted var labels: MutableSet<String>
+    @Persisted var scores: Map<String, Int>
 }
 
 final class Person: Object {
@@ -53,6 +55,8 @@ let testSchema = SyncSchema(version: 1, classes: [
         SyncProperty(name: "priority", kind: .int),
         SyncProperty(name: "tags", kind: .string, collection: .list),
         SyncProperty(name: "owner", kind: .link, isOptional: true, target: "Person"),
+        SyncProperty(name: "labels", kind: .string, collection: .set),
+        SyncProperty(name: "scores", kind: .int, collection: .map),
     ]),
 ])
 
@@ -72,6 +76,8 @@ func syncedObjects(of realm: Realm) async throws -> [SyncObjectID: [String: Sync
                 "id": .int(Int64(todo.id)), "title": .string(todo.title), "done": .bool(todo.done),
                 "priority": .int(Int64(todo.priority)), "tags": .list(todo.tags.map { .string($0) }),
                 "owner": todo.owner.map { .link(className: "Person", key: .string($0.id)) } ?? .null,
+                "labels": .list(todo.labels.sorted().map { .string($0) }),
+                "scores": .map(Dictionary(uniqueKeysWithValues: todo.scores.map { ($0.key, .int(Int64($0.value))) })),
             ]
         }
         for person in realm.objects(Person.self) {
