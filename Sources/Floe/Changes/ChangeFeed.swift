@@ -351,9 +351,10 @@ enum ChangeFeedReader {
         let oldSpec = before?.spec ?? spec
         let everyColumn = Array(spec.columns.indices)
         let everyOldColumn = Array(oldSpec.columns.indices)
-        // A changed column's place in the old table (a migration may have moved or added columns).
+        // Each column's place in the old table (a migration may have moved or added columns).
         var oldColumnOf: [String: Int] = [:]
         for (index, column) in oldSpec.columns.enumerated() where oldColumnOf[column.name] == nil { oldColumnOf[column.name] = index }
+        let oldColumnAt: [Int?] = spec.columns.map { oldColumnOf[$0.name] }
         // Lists, sets and maps are read by key from the snapshot: only then is the table's handle needed.
         let handle = spec.columns.contains(where: { $0.collection != .single }) ? try versions.new.tableIfPresent(named: name) : nil
         let oldHandle = oldSpec.columns.contains(where: { $0.collection != .single }) ? try versions.old.tableIfPresent(named: name) : nil
@@ -367,7 +368,7 @@ enum ChangeFeedReader {
                 insertions.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.new!, primaryKey: newPrimaryKey), operation: .insert(values)))
             case .modified:
                 let values = try self.values(of: change.key, row: change.new!, columns: change.columns, spec: spec, table: handle, of: versions.new)
-                let oldColumns = change.columns.compactMap { oldColumnOf[spec.columns[$0].name] }
+                let oldColumns = change.columns.compactMap { oldColumnAt[$0] }
                 let previous = try self.values(of: change.key, row: change.old!, columns: oldColumns, spec: oldSpec, table: oldHandle, of: versions.old)
                 updates.append(ChangeFeedObject(className: name, key: identity(change.key, row: change.new!, primaryKey: newPrimaryKey), operation: .update(values), before: previous))
             }
