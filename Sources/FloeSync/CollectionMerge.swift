@@ -38,8 +38,8 @@ enum CollectionMerge {
         case (.set(let base), .list(let mine)):
             return .list(set(base: base, mine: mine, current: Self.elements(current)))
         case (.map(let base), .map(let mine)):
-            if case .map(let current)? = current { return .map(map(base: base, mine: mine, current: current)) }
-            return .map(map(base: base, mine: mine, current: [:]))
+            guard case .map(let current)? = current else { return .map(map(base: base, mine: mine, current: [:])) }
+            return .map(map(base: base, mine: mine, current: current))
         default:
             return nil
         }
@@ -74,7 +74,7 @@ enum CollectionMerge {
         if current == base { return mine }
         // Where each base element is in the current list (nil: another device removed it).
         guard var aligned = alignment(of: base, in: current),
-              let own = edits(from: base, to: mine, pairingMoves: true) else { return nil }
+              let own = edits(from: base, to: mine) else { return nil }
         // A base element another device moved is where an equal element is new in the current
         // list: removing or replacing it still applies there; moving it again does not.
         var movedElsewhere = Set<Int>()
@@ -234,10 +234,10 @@ enum CollectionMerge {
         return aligned
     }
 
-    /// The base offsets `other` lacks and `other`'s offsets the base lacks; with
-    /// `pairingMoves`, a removal and an insertion of one element name each other. Nil when the
-    /// stretches that differ are longer than ``comparedElements`` together.
-    private static func edits(from base: [SyncValue], to other: [SyncValue], pairingMoves: Bool)
+    /// The base offsets `other` lacks and `other`'s offsets the base lacks; a removal and an
+    /// insertion of one element (a move) name each other. Nil when the stretches that differ
+    /// are longer than ``comparedElements`` together.
+    private static func edits(from base: [SyncValue], to other: [SyncValue])
         -> (removed: [Int: Int?], inserted: [Int: Int?])? {
         var prefix = 0
         while prefix < base.count && prefix < other.count && base[prefix] == other[prefix] { prefix += 1 }
@@ -254,9 +254,7 @@ enum CollectionMerge {
             return (removed, inserted)
         }
         guard oldStretch.count + newStretch.count <= comparedElements else { return nil }
-        var difference = Array(other[newStretch]).difference(from: Array(base[oldStretch]))
-        if pairingMoves { difference = difference.inferringMoves() }
-        for change in difference {
+        for change in Array(other[newStretch]).difference(from: Array(base[oldStretch])).inferringMoves() {
             switch change {
             case .remove(let offset, _, let movedTo): removed[offset + prefix] = .some(movedTo.map { $0 + prefix })
             case .insert(let offset, _, let movedFrom): inserted[offset + prefix] = .some(movedFrom.map { $0 + prefix })

@@ -99,6 +99,17 @@ import FloeSync
         }
     }
 
+    /// A differing stretch with no element once on each side, longer than the bound, is not
+    /// compared (its cost grows with its square): the device's list replaces the server's.
+    @Test func aListTooCostlyToCompareIsReplacedWhole() {
+        let base = (0..<5_000).map { SyncValue.string($0 % 2 == 0 ? "a" : "b") }
+        let mine = Array(base.dropFirst()) + [.string("z")]
+        var objects = start(["tags": .list(base)])
+        ConflictRules.apply(edit(from: .list(base), to: .list(base + [.string("y")])), to: &objects)
+        ConflictRules.apply(edit(from: .list(base), to: .list(mine)), to: &objects)
+        #expect(objects[todo]?["tags"] == .list(mine))
+    }
+
     @Test func basesThatDoNotFitAreRefused() {
         let schema = SyncSchema(version: 1, classes: [SyncClass(name: "Todo", primaryKey: "id", properties: [
             SyncProperty(name: "id", kind: .int), SyncProperty(name: "title", kind: .string),
