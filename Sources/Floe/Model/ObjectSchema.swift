@@ -61,8 +61,16 @@ public struct Property: Sendable, CustomStringConvertible, Equatable {
     /// ```
     public let isArray: Bool
     /// Whether the property is a `MutableSet`.
+    ///
+    /// ```swift
+    /// let sets = Dog().objectSchema.properties.filter(\.isSet).map(\.name)
+    /// ```
     public let isSet: Bool
     /// Whether the property is a `Map`.
+    ///
+    /// ```swift
+    /// let maps = Dog().objectSchema.properties.filter(\.isMap).map(\.name)
+    /// ```
     public let isMap: Bool
 
     init(info: PropertyInfo) {

@@ -18,6 +18,22 @@ import Testing
         #expect(TestDog().objectSchema.primaryKeyProperty?.name == "id")
     }
 
+    final class Shelf: Object {
+        @Persisted var name = ""
+        @Persisted var books: List<String>
+        @Persisted var labels: MutableSet<Int>
+        @Persisted var counts: Map<String, Double>
+        @Persisted var partner: Shelf?
+    }
+
+    /// Realm's `isArray`, `isSet` and `isMap` say which properties are which collection.
+    @Test func propertiesSayWhichCollectionTheyAre() {
+        let properties = Shelf().objectSchema.properties
+        #expect(properties.filter(\.isArray).map(\.name) == ["books"])
+        #expect(properties.filter(\.isSet).map(\.name) == ["labels"])
+        #expect(properties.filter(\.isMap).map(\.name) == ["counts"])
+    }
+
     @Test func invalidModelsAreTypedErrors() throws {
         #expect(throws: FloeError.invalidSchema(className: "TwoPrimaryKeys", property: "b", reason: "'a' is already the primary key; a class has at most one")) {
             try SchemaDiscovery.schema(for: TwoPrimaryKeys.self)
