@@ -63,12 +63,8 @@ import FloeSync
     @Test func collectionsEditedOnTwoDevicesMerge() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
-        let a = try await Realm(configuration: scratch.configuration("a"))
-        let b = try await Realm(configuration: scratch.configuration("b"))
-        let clientA = try SyncClient(realm: a, types: [Todo.self, Person.self], transport: server, options: fastOptions())
-        let clientB = try SyncClient(realm: b, types: [Todo.self, Person.self], transport: server, options: fastOptions())
-        try await clientA.start()
-        try await clientB.start()
+        let (realms, clients) = try await startedClients(["a", "b"], in: scratch, server: server)
+        let (a, b, clientA, clientB) = (realms[0], realms[1], clients[0], clients[1])
         try await a.write { realm in
             _ = try realm.create(Todo.self, value: ["id": 1, "title": "trip", "tags": ["a", "b", "c"], "labels": ["x"], "scores": ["p": 1, "q": 2]])
         }
@@ -121,14 +117,7 @@ import FloeSync
     @Test func threeClientsEditingCollectionsConverge() async throws {
         let scratch = try Scratch()
         let server = FakeServer(schema: testSchema)
-        var realms: [Realm] = []
-        var clients: [SyncClient] = []
-        for name in ["a", "b", "c"] {
-            let realm = try await Realm(configuration: scratch.configuration(name))
-            realms.append(realm)
-            clients.append(try SyncClient(realm: realm, types: [Todo.self, Person.self], transport: server, options: fastOptions()))
-        }
-        for client in clients { try await client.start() }
+        let (realms, clients) = try await startedClients(["a", "b", "c"], in: scratch, server: server)
         try await realms[0].write { realm in
             for id in 1...3 { _ = try realm.create(Todo.self, value: ["id": id, "title": "t\(id)"]) }
         }

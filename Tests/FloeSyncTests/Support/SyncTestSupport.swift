@@ -67,6 +67,21 @@ func fastOptions() -> SyncClient.Options {
     return options
 }
 
+/// A realm of `scratch` for each of `names`, each with a started client syncing `Todo` and
+/// `Person` through `server`.
+func startedClients(_ names: [String], in scratch: Scratch, server: FakeServer) async throws -> (realms: [Realm], clients: [SyncClient]) {
+    var realms: [Realm] = []
+    var clients: [SyncClient] = []
+    for name in names {
+        let realm = try await Realm(configuration: scratch.configuration(name))
+        let client = try SyncClient(realm: realm, types: [Todo.self, Person.self], transport: server, options: fastOptions())
+        try await client.start()
+        realms.append(realm)
+        clients.append(client)
+    }
+    return (realms, clients)
+}
+
 /// The synced objects of a realm, as the server's rules describe them.
 func syncedObjects(of realm: Realm) async throws -> [SyncObjectID: [String: SyncValue]] {
     try await realm.read { realm in
